@@ -1,0 +1,89 @@
+"""Shared fixtures: the ../shared data folders and a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("WPS_SHARED", REPO.parent / "shared"))
+WEBIS_SAMPLE = SHARED / "webis-webseg-20-sample"
+ARTICLE_BENCHMARK = SHARED / "article-extraction-benchmark"
+
+
+@pytest.fixture(scope="session")
+def webis_sample() -> Path:
+    if not WEBIS_SAMPLE.is_dir():
+        pytest.skip(f"{WEBIS_SAMPLE} is missing (CI has ../shared beside the checkout)")
+    return WEBIS_SAMPLE
+
+
+@pytest.fixture(scope="session")
+def webis_page(webis_sample: Path) -> Path:
+    return webis_sample / "000000"
+
+
+@pytest.fixture(scope="session")
+def article_benchmark() -> Path:
+    if not ARTICLE_BENCHMARK.is_dir():
+        pytest.skip(f"{ARTICLE_BENCHMARK} is missing")
+    return ARTICLE_BENCHMARK
+
+
+Route = Callable[[BaseHTTPRequestHandler], None] | tuple[int, str, bytes]
+
+
+class PageServer:
+    """A real HTTP server on 127.0.0.1; tests add routes: path -> (status, content type, body)."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Route] = {}
+        routes = self.routes
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                route = routes.get(self.path.split("?", 1)[0])
+                if route is None:
+                    self.send_error(404)
+                    return
+                if callable(route):
+                    route(self)
+                    return
+                status, content_type, body = route
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def add_html(self, path: str, html: str, status: int = 200) -> str:
+        self.routes[path] = (status, "text/html; charset=utf-8", html.encode("utf-8"))
+        return self.url(path)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def page_server():
+    server = PageServer()
+    yield server
+    server.close()

@@ -1,0 +1,21 @@
+"""wps: browser-rendered web page segmentation.
+
+capture → segment → text → filter → output; each stage is a module, the data passed between them
+is in :mod:`wps.model`.
+"""
+
+from .errors import WpsError
+from .model import Node, PageCapture, Segment, Segmentation
+from .segmenters import build_segmenter, segmenter_names
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Node",
+    "PageCapture",
+    "Segment",
+    "Segmentation",
+    "WpsError",
+    "build_segmenter",
+    "segmenter_names",
+]

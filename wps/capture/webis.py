@@ -1,0 +1,150 @@
+"""Webis-WebSeg-20 page folders as page captures, so every segmenter runs on the dataset offline.
+
+``nodes.csv`` gives each visible node's box and Webis XPath (visible-sibling indices); the XPaths
+give the tree and the tags; ``nodes-texts.csv`` gives the text nodes' texts. The page size comes from
+``ground-truth.json`` (or ``annotations.json``), else from ``screenshot.png``, else from the boxes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+from ..errors import DatasetError
+from ..model import CONTEXT_TAGS, TEXT_TAG, Node, PageCapture
+
+WEBIS_WIDTH = 1366
+_STEP = re.compile(r"^(?:([A-Za-z][\w:.-]*)|text\(\))\[(\d+)\]$")
+csv.field_size_limit(1 << 30)
+
+
+def capture_from_webis(page_dir: str | Path) -> PageCapture:
+    """Build a :class:`PageCapture` from a dataset page folder (``webis-webseg-20/<id>/``)."""
+    page_dir = Path(page_dir)
+    if not page_dir.is_dir():
+        raise DatasetError(f"{page_dir}: not a Webis-WebSeg-20 page folder (no such directory)")
+    nodes_path = page_dir / "nodes.csv"
+    if not nodes_path.is_file():
+        raise DatasetError(f"{page_dir}: not a Webis-WebSeg-20 page folder (no nodes.csv)")
+    texts = _read_texts(page_dir / "nodes-texts.csv")
+    rows = _read_nodes(nodes_path)
+    if not rows:
+        raise DatasetError(f"{nodes_path}: no nodes")
+
+    index_of: dict[str, int] = {}
+    for position, (_, xpath) in enumerate(rows):
+        index_of.setdefault(xpath, position)
+    nodes: list[Node] = []
+    for position, (box, xpath) in enumerate(rows):
+        steps = xpath.strip("/").split("/")
+        last = _STEP.match(steps[-1])
+        if last is None:
+            raise DatasetError(f"{nodes_path}: row {position + 2}: malformed XPath {xpath!r}")
+        tag = TEXT_TAG if last.group(1) is None else last.group(1).upper()
+        parent = _parent_index(xpath, index_of)
+        nodes.append(
+            Node(
+                id=position,
+                parent=parent,
+                tag=tag,
+                xpath=xpath,
+                bbox=box,
+                text=texts.get(xpath, "") if tag == TEXT_TAG else "",
+                depth=len(steps) - 1,
+            )
+        )
+    for node in nodes:  # contexts come from the tags on the node's own XPath
+        contexts = {
+            CONTEXT_TAGS[step.split("[", 1)[0].upper()]
+            for step in node.xpath.strip("/").split("/")
+            if step.split("[", 1)[0].upper() in CONTEXT_TAGS
+        }
+        node.inside = frozenset(contexts)
+
+    width, height = _page_size(page_dir, rows)
+    screenshot = page_dir / "screenshot.png"
+    html_path = page_dir / "dom.html"
+    html = html_path.read_text(encoding="utf-8", errors="replace") if html_path.exists() else ""
+    return PageCapture(
+        url=f"webis-webseg-20:{page_dir.name}",
+        width=width,
+        height=height,
+        nodes=nodes,
+        html=html,
+        page_id=page_dir.name,
+        screenshot=screenshot if screenshot.exists() else None,
+        source="webis",
+    )
+
+
+def _parent_index(xpath: str, index_of: dict[str, int]) -> int | None:
+    path = xpath
+    while "/" in path.strip("/"):
+        path = path.rsplit("/", 1)[0]
+        if path in index_of:
+            return index_of[path]
+    return None
+
+
+def _read_nodes(path: Path) -> list[tuple[tuple[float, float, float, float], str]]:
+    rows = []
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            expected = {"left", "bottom", "right", "top", "xpath"}
+            if reader.fieldnames is None or not expected <= set(reader.fieldnames):
+                raise DatasetError(
+                    f"{path}: header must be left,bottom,right,top,xpath, got {reader.fieldnames}"
+                )
+            for line, row in enumerate(reader, start=2):
+                try:
+                    left, bottom = float(row["left"]), float(row["bottom"])
+                    right, top = float(row["right"]), float(row["top"])
+                except (TypeError, ValueError):
+                    raise DatasetError(f"{path}: row {line}: non-numeric box") from None
+                xpath = row["xpath"] or ""
+                if not xpath.startswith("/"):
+                    raise DatasetError(f"{path}: row {line}: malformed XPath {xpath!r}")
+                rows.append(((left, top, right, bottom), xpath))
+    except UnicodeDecodeError as err:
+        raise DatasetError(f"{path}: not UTF-8 text ({err.reason})") from None
+    return rows
+
+
+def _read_texts(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    texts: dict[str, str] = {}
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            if reader.fieldnames is None or not {"xpath", "text"} <= set(reader.fieldnames):
+                raise DatasetError(f"{path}: header must be \"xpath\",\"ncharacter\",\"text\"")
+            for row in reader:
+                texts[row["xpath"]] = row["text"] or ""
+    except UnicodeDecodeError as err:
+        raise DatasetError(f"{path}: not UTF-8 text ({err.reason})") from None
+    return texts
+
+
+def _page_size(page_dir: Path, rows: list) -> tuple[int, int]:
+    for name in ("ground-truth.json", "annotations.json", "fitted-annotations.json"):
+        path = page_dir / name
+        if path.exists():
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    data = json.load(handle)
+                return int(data["width"]), int(data["height"])
+            except (OSError, ValueError, KeyError, TypeError) as err:
+                raise DatasetError(f"{path}: unreadable page size ({err})") from None
+    screenshot = page_dir / "screenshot.png"
+    if screenshot.exists():
+        from PIL import Image
+
+        with Image.open(screenshot) as image:
+            return image.size
+    right = max(box[2] for box, _ in rows)
+    bottom = max(box[3] for box, _ in rows)
+    return max(WEBIS_WIDTH, int(round(right))), int(round(bottom))

@@ -1,0 +1,57 @@
+"""The ``wps`` command: parse, build the API's options, call the API.
+
+Each subcommand is one module of this package with a ``register(subparsers)`` function that adds
+its parser and sets ``run=<function(args) -> int>``; modules are found automatically, so a new
+command touches nothing else. Every ``WpsError`` becomes one line on stderr and its exit code;
+``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from ..errors import WpsError
+
+INTERNAL_ERROR_EXIT = 1
+INTERRUPTED_EXIT = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wps", description="Browser-rendered web page segmentation toolkit."
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module.name.startswith("_"):
+            continue
+        importlib.import_module(f"{__name__}.{module.name}").register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except WpsError as err:
+        if args.debug:
+            raise
+        print(f"wps: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("wps: interrupted", file=sys.stderr)
+        return INTERRUPTED_EXIT
+    except Exception as err:  # a bug, not bad input: still one line unless --debug
+        if args.debug:
+            raise
+        print(f"wps: internal error: {type(err).__name__}: {err} (rerun with --debug)",
+              file=sys.stderr)
+        return INTERNAL_ERROR_EXIT
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

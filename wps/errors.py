@@ -1,0 +1,109 @@
+"""Errors of wps: each one prints as one line and maps to a distinct exit code.
+
+The CLI prints ``wps: error: <message>`` and exits with ``exit_code``; messages name the input
+(URL, file, folder) and the cause, so a user never needs a traceback to know what went wrong.
+"""
+
+from __future__ import annotations
+
+
+class WpsError(Exception):
+    """Base class of every error wps raises on bad input or a failed stage."""
+
+    exit_code: int = 2
+
+
+class UsageError(WpsError):
+    """An option or argument is invalid (bad value, conflicting options)."""
+
+    exit_code = 2
+
+
+class InputFileError(WpsError):
+    """An input file or folder is missing, unreadable or malformed."""
+
+    exit_code = 3
+
+
+class SchemaError(InputFileError):
+    """A Webis-WebSeg-20 segmentation JSON violates the format (the rules the R code enforces)."""
+
+    exit_code = 4
+
+
+class DatasetError(InputFileError):
+    """A Webis-WebSeg-20 page folder or archive is incomplete or malformed."""
+
+    exit_code = 5
+
+
+class UnknownSegmenterError(UsageError):
+    """No segmenter is registered under the requested name."""
+
+    exit_code = 6
+
+
+class SegmentationError(WpsError):
+    """A segmenter could not segment a page."""
+
+    exit_code = 7
+
+
+class CaptureError(WpsError):
+    """Rendering or capturing a page failed; subclasses name the cause."""
+
+    exit_code = 10
+
+
+class BrowserNotFoundError(CaptureError):
+    """No Chromium binary was found (set WPS_CHROMIUM or install Debian's chromium)."""
+
+    exit_code = 11
+
+
+class NetworkError(CaptureError):
+    """The host could not be reached: DNS failure, refused or reset connection, unreachable host."""
+
+    exit_code = 12
+
+
+class HttpStatusError(CaptureError):
+    """The server answered with an HTTP error status (4xx or 5xx)."""
+
+    exit_code = 13
+
+
+class NotHtmlError(CaptureError):
+    """The response is not an HTML page (PDF, image, JSON, ...)."""
+
+    exit_code = 14
+
+
+class RedirectLoopError(CaptureError):
+    """The page redirects in a loop or too many times."""
+
+    exit_code = 15
+
+
+class PageTimeoutError(CaptureError):
+    """The page did not finish loading or capturing within the time limit."""
+
+    exit_code = 16
+
+
+class BrowserCrashError(CaptureError):
+    """The browser or the page's renderer crashed twice in a row."""
+
+    exit_code = 17
+
+
+class ModelError(WpsError):
+    """A model checkpoint or tokenizer path is missing, unreadable or incompatible."""
+
+    exit_code = 20
+
+
+class MissingDependencyError(WpsError):
+    """An optional dependency is not installed; the message gives the pip command."""
+
+    exit_code = 21

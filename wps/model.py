@@ -1,0 +1,316 @@
+"""The plain data passed between the pipeline stages: a page capture, its nodes, its segments.
+
+Coordinates are page pixels (CSS px at device scale factor 1), origin at the top-left corner of the
+page, y down. A box is ``(left, top, right, bottom)`` — the order shapely's ``box`` takes and the
+Webis-WebSeg-20 ``nodes.csv`` columns hold (there as ``left,bottom,right,top``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from .errors import InputFileError
+
+Box = tuple[float, float, float, float]
+"""``(left, top, right, bottom)`` in page pixels, y down."""
+
+Ring = list[list[float]]
+Polygon = list[Ring]
+MultiPolygon = list[Polygon]
+"""A Webis segment: polygons, each an outer ring then holes; rings closed (last point = first)."""
+
+TEXT_TAG = "#text"
+CAPTURE_FORMAT = "wps-capture/1"
+
+# Ancestor tags that put a node "inside" a region of interest; the text stage uses these to measure
+# link, list, table, code and boilerplate shares of a segment's text.
+CONTEXT_TAGS: dict[str, str] = {
+    "A": "link",
+    "UL": "list", "OL": "list", "DL": "list", "MENU": "list",
+    "TABLE": "table",
+    "CODE": "code", "PRE": "code", "KBD": "code", "SAMP": "code",
+    "FORM": "form", "BUTTON": "form", "SELECT": "form", "TEXTAREA": "form", "LABEL": "form",
+    "NAV": "nav", "HEADER": "header", "FOOTER": "footer", "ASIDE": "aside",
+}
+
+
+@dataclass(slots=True)
+class Node:
+    """One visible element or non-blank text node of a rendered page."""
+
+    id: int
+    """Index of the node in ``PageCapture.nodes``; stable for the capture."""
+    parent: int | None
+    tag: str
+    """Upper-case tag name, or ``"#text"`` for a text node."""
+    xpath: str
+    """Webis-style XPath counting visible siblings only (what ``nodes.csv`` holds)."""
+    bbox: Box
+    text: str = ""
+    """The node's own text (text nodes only; elements have ``""``)."""
+    xpath_all: str = ""
+    """XPath counting all siblings: resolves against the serialised ``dom.html``."""
+    style: dict[str, str] = field(default_factory=dict)
+    """A subset of the computed style (display, visibility, position, font-size, ...)."""
+    inside: frozenset[str] = frozenset()
+    """Contexts from ``CONTEXT_TAGS`` values that an ancestor (or the node itself) opens."""
+    depth: int = 0
+
+    @property
+    def is_text(self) -> bool:
+        return self.tag == TEXT_TAG
+
+    @property
+    def width(self) -> float:
+        return self.bbox[2] - self.bbox[0]
+
+    @property
+    def height(self) -> float:
+        return self.bbox[3] - self.bbox[1]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["inside"] = sorted(self.inside)
+        data["bbox"] = list(self.bbox)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Node:
+        return cls(
+            id=int(data["id"]),
+            parent=data.get("parent"),
+            tag=data["tag"],
+            xpath=data.get("xpath", ""),
+            bbox=tuple(float(v) for v in data["bbox"]),  # type: ignore[arg-type]
+            text=data.get("text", ""),
+            xpath_all=data.get("xpath_all", ""),
+            style=dict(data.get("style") or {}),
+            inside=frozenset(data.get("inside") or ()),
+            depth=int(data.get("depth", 0)),
+        )
+
+
+@dataclass(slots=True)
+class PageCapture:
+    """Everything the later stages need from a rendered page; the only input of a segmenter."""
+
+    url: str
+    width: int
+    """Page width in pixels (the viewport width, 1366 by default)."""
+    height: int
+    """Full page height in pixels, capped at the screenshot cap."""
+    nodes: list[Node]
+    html: str = ""
+    """The DOM serialised after rendering (what trafilatura reads)."""
+    page_id: str = ""
+    final_url: str = ""
+    title: str = ""
+    status: int | None = None
+    screenshot: Path | None = None
+    screenshot_truncated: bool = False
+    """True when the page is taller than the screenshot cap."""
+    scroll_truncated: bool = False
+    """True when the lazy-loading scroll pass stopped at its step or time bound."""
+    timings: dict[str, float] = field(default_factory=dict)
+    source: str = "browser"
+    """``"browser"`` for a fresh render, ``"webis"`` for a Webis-WebSeg-20 page folder."""
+    _children: list[list[int]] | None = field(default=None, repr=False, compare=False)
+
+    # ----------------------------------------------------------------------------- tree helpers
+    def children(self, node_id: int) -> list[int]:
+        """Ids of the node's children in document order."""
+        if self._children is None:
+            table: list[list[int]] = [[] for _ in self.nodes]
+            for node in self.nodes:
+                if node.parent is not None:
+                    table[node.parent].append(node.id)
+            self._children = table
+        return self._children[node_id]
+
+    def roots(self) -> list[int]:
+        return [node.id for node in self.nodes if node.parent is None]
+
+    def descendants(self, node_id: int) -> Iterator[int]:
+        """Ids of the node's descendants (not the node), depth-first in document order."""
+        stack = list(reversed(self.children(node_id)))
+        while stack:
+            current = stack.pop()
+            yield current
+            stack.extend(reversed(self.children(current)))
+
+    def text_of(self, node_id: int) -> str:
+        """Text of the node's subtree in document order, text nodes joined by single spaces."""
+        node = self.nodes[node_id]
+        if node.is_text:
+            return node.text
+        return " ".join(
+            self.nodes[i].text for i in self.descendants(node_id) if self.nodes[i].is_text
+        )
+
+    # ------------------------------------------------------------------------------- disk format
+    def save(self, directory: str | Path) -> Path:
+        """Write ``capture.json`` (+ ``dom.html``, ``screenshot.png``) atomically into ``directory``.
+
+        The files go to a temporary sibling folder first and replace ``directory`` by a rename, so
+        a crash never leaves a half-written capture behind.
+        """
+        directory = Path(directory)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        try:
+            screenshot_name = None
+            if self.screenshot is not None and Path(self.screenshot).exists():
+                screenshot_name = "screenshot.png"
+                shutil.copyfile(self.screenshot, staging / screenshot_name)
+            (staging / "dom.html").write_text(self.html, encoding="utf-8")
+            meta = {
+                "format": CAPTURE_FORMAT,
+                "url": self.url,
+                "final_url": self.final_url,
+                "page_id": self.page_id,
+                "title": self.title,
+                "status": self.status,
+                "width": self.width,
+                "height": self.height,
+                "screenshot": screenshot_name,
+                "screenshot_truncated": self.screenshot_truncated,
+                "scroll_truncated": self.scroll_truncated,
+                "timings": self.timings,
+                "source": self.source,
+                "nodes": [node.to_json() for node in self.nodes],
+            }
+            with open(staging / "capture.json", "w", encoding="utf-8") as handle:
+                json.dump(meta, handle, ensure_ascii=False)
+            _replace_directory(staging, directory)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        if screenshot_name:
+            self.screenshot = directory / screenshot_name
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> PageCapture:
+        """Read a capture written by :meth:`save`."""
+        directory = Path(directory)
+        path = directory / "capture.json"
+        try:
+            with open(path, encoding="utf-8") as handle:
+                meta = json.load(handle)
+        except FileNotFoundError:
+            raise InputFileError(f"{directory}: not a page capture (no capture.json)") from None
+        except (OSError, json.JSONDecodeError) as err:
+            raise InputFileError(f"{path}: unreadable capture ({err})") from None
+        if meta.get("format") != CAPTURE_FORMAT:
+            raise InputFileError(f"{path}: unknown capture format {meta.get('format')!r}")
+        html_path = directory / "dom.html"
+        screenshot = directory / meta["screenshot"] if meta.get("screenshot") else None
+        return cls(
+            url=meta["url"],
+            width=int(meta["width"]),
+            height=int(meta["height"]),
+            nodes=[Node.from_json(item) for item in meta["nodes"]],
+            html=html_path.read_text(encoding="utf-8") if html_path.exists() else "",
+            page_id=meta.get("page_id", ""),
+            final_url=meta.get("final_url", ""),
+            title=meta.get("title", ""),
+            status=meta.get("status"),
+            screenshot=screenshot,
+            screenshot_truncated=bool(meta.get("screenshot_truncated")),
+            scroll_truncated=bool(meta.get("scroll_truncated")),
+            timings=dict(meta.get("timings") or {}),
+            source=meta.get("source", "browser"),
+        )
+
+    @classmethod
+    def from_webis(cls, page_dir: str | Path) -> PageCapture:
+        """Build a capture from a Webis-WebSeg-20 page folder (no browser needed)."""
+        from .capture.webis import capture_from_webis
+
+        return capture_from_webis(page_dir)
+
+
+@dataclass(slots=True)
+class Segment:
+    """One part of a page: its outline, the nodes it holds, and what the text stages add."""
+
+    id: str
+    polygons: MultiPolygon
+    node_ids: list[int] = field(default_factory=list)
+    parent: str | None = None
+    """Id of the enclosing segment for hierarchical segmenters; ``None`` at the top level."""
+    text: str = ""
+    """Full text of the segment's nodes in reading order."""
+    main_text: str = ""
+    """The part of the page's extracted main text that falls inside this segment."""
+    stats: dict[str, float] = field(default_factory=dict)
+    kept: bool = True
+    reasons: list[str] = field(default_factory=list)
+    """Reason codes of every rule that dropped the segment."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Per-segment outputs of later stages (detector scores, ...)."""
+
+    @classmethod
+    def from_box(cls, segment_id: str, box: Box, node_ids: list[int] | None = None) -> Segment:
+        left, top, right, bottom = box
+        ring = [[left, top], [right, top], [right, bottom], [left, bottom], [left, top]]
+        return cls(id=segment_id, polygons=[[ring]], node_ids=list(node_ids or []))
+
+    @property
+    def bbox(self) -> Box:
+        xs = [p[0] for polygon in self.polygons for ring in polygon for p in ring]
+        ys = [p[1] for polygon in self.polygons for ring in polygon for p in ring]
+        if not xs:
+            return (0.0, 0.0, 0.0, 0.0)
+        return (min(xs), min(ys), max(xs), max(ys))
+
+
+@dataclass(slots=True)
+class Segmentation:
+    """The segments one segmenter found on one page."""
+
+    page_id: str
+    segmenter: str
+    width: int
+    height: int
+    segments: list[Segment] = field(default_factory=list)
+
+    def to_webis(self, name: str | None = None) -> dict[str, Any]:
+        """The Webis-WebSeg-20 JSON object holding this segmentation under ``name``.
+
+        Coordinates are written as integers when they are integral; ``width`` and ``height`` are
+        always integers, as the reference R code requires.
+        """
+        segments = [_integral(segment.polygons) for segment in self.segments]
+        return {
+            "id": self.page_id,
+            "height": int(self.height),
+            "width": int(self.width),
+            "segmentations": {name or self.segmenter: segments},
+        }
+
+
+def _integral(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _replace_directory(staging: Path, directory: Path) -> None:
+    """Move ``staging`` to ``directory``, replacing an older capture there in two renames."""
+    if directory.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
+        os.rmdir(old)
+        os.rename(directory, old)
+        os.rename(staging, directory)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(staging, directory)
