@@ -1,0 +1,50 @@
+"""The CLI frame: every WpsError is one line on stderr with its exit code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from wps.cli import build_parser, main
+from wps.errors import DatasetError, UnknownSegmenterError
+from wps.segmenters import build_segmenter, segmenter_names
+
+
+def test_every_command_module_registers():
+    parser = build_parser()
+    assert parser.prog == "wps"
+
+
+def test_registry_knows_baseline_and_rejects_unknown():
+    assert "baseline" in segmenter_names()
+    try:
+        build_segmenter("no-such-segmenter")
+    except UnknownSegmenterError as err:
+        assert "no-such-segmenter" in str(err) and "baseline" in str(err)
+    else:
+        raise AssertionError("unknown segmenter accepted")
+
+
+def test_error_becomes_one_line_and_exit_code(capsys, monkeypatch):
+    import argparse
+
+    def failing(args: argparse.Namespace) -> int:
+        raise DatasetError("/x/000000: no nodes.csv")
+
+    parser = build_parser()
+    monkeypatch.setattr("wps.cli.build_parser", lambda: _with_failing(parser, failing))
+    assert main(["fail"]) == DatasetError.exit_code
+    err = capsys.readouterr().err
+    assert err == "wps: error: /x/000000: no nodes.csv\n"
+
+
+def _with_failing(parser, run):
+    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    subparsers.add_parser("fail").set_defaults(run=run)
+    return parser
+
+
+def test_console_entry_point_runs():
+    result = subprocess.run([sys.executable, "-m", "wps", "--help"], capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0 and "COMMAND" in result.stdout
