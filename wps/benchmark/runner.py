@@ -1,0 +1,294 @@
+"""Run segmenters over Webis-WebSeg-20 pages and evaluate them, resumably, in worker processes.
+
+Per page: build the capture from the dataset files (no browser), run each segmenter (timed),
+evaluate its Webis JSON against ``ground-truth.json`` for every size function. Output that is
+missing (the segmenter raised, returned no segments, or wrote JSON the evaluator refuses) is
+replaced by the full-page baseline's row, as R's ``--default-segmentation`` and ECIR'21's
+aggregation do. Results are appended to the store page by page, in the parent process only.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from ..datasets.published import SIZE_FUNCTION_ORDER
+from ..datasets.webis import EVALUATION_FILES, WebisDataset, WebisPage
+from ..errors import SegmentationError, UnknownSegmenterError, UsageError
+from ..model import PageCapture, Segment, Segmentation
+from .aggregate import BASELINE_NAME, SegmenterSummary, aggregate, resolve_rows
+from .report import summary_to_json, summary_to_markdown, write_atomic, write_per_page_csv
+from .store import BASELINE_SUBSTITUTE, MISSING, OWN, PageResult, ResultStore
+
+__all__ = ["BenchmarkOptions", "BenchmarkReport", "run_benchmark", "evaluate_page",
+           "write_summary", "STORE_NAME"]
+
+STORE_NAME = "results.jsonl"
+_SEGMENTERS: dict[str, Any] = {}
+"""Segmenters built in this process, reused across pages (a model loads once per worker)."""
+
+
+@dataclass(slots=True)
+class BenchmarkOptions:
+    data: Path
+    """Dataset root: any layout :class:`~wps.datasets.WebisDataset` accepts."""
+    segmenters: list[str]
+    out: Path
+    pages: int | None = None
+    """Evaluate only the first N pages that have ground truth."""
+    ids: list[str] | None = None
+    workers: int = 1
+    save_segmentations: bool = False
+    """Also write each segmenter's Webis JSON to ``OUT/segmentations/<segmenter>/<id>.json``."""
+    progress: bool = True
+    command: str = ""
+    """The command line, recorded in the summary."""
+
+
+@dataclass(slots=True)
+class BenchmarkReport:
+    summaries: dict[str, SegmenterSummary]
+    pages: list[str]
+    computed: int
+    """(page, segmenter) pairs computed by this run; the rest came from the store."""
+    markdown: str
+
+
+def run_benchmark(options: BenchmarkOptions) -> BenchmarkReport:
+    """Evaluate ``options.segmenters`` on the dataset, resuming from ``OUT/results.jsonl``."""
+    from ..segmenters import segmenter_names
+
+    if options.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {options.workers}")
+    if not options.segmenters:
+        raise UsageError("no segmenter named (--segmenters NAME[,NAME...])")
+    for name in options.segmenters:  # checked here; the segmenters are built in the workers
+        if name not in segmenter_names():
+            raise UnknownSegmenterError(
+                f"unknown segmenter {name!r}; choose from {segmenter_names()}")
+    dataset = WebisDataset(options.data, ids=options.ids, require=EVALUATION_FILES,
+                           limit=options.pages)
+    pages = list(dataset)
+    page_ids = [page.id for page in pages]
+    skipped = [page.id for page in WebisDataset(options.data, ids=options.ids)
+               if not page.has(*EVALUATION_FILES)]
+    store = ResultStore(options.out / STORE_NAME)
+    done = store.done()
+    todo = [(page, [name for name in options.segmenters if (page.id, name) not in done])
+            for page in pages]
+    todo = [(page, names) for page, names in todo if names]
+    save_dir = options.out / "segmentations" if options.save_segmentations else None
+
+    computed = 0
+    with _progress(len(pages), len(pages) - len(todo), options.progress) as bar:
+        for results in _run_pages(todo, options.workers, save_dir):
+            store.append(results)
+            computed += len(results)
+            bar.update(1)
+
+    run = {
+        "data": str(options.data),
+        "layout": dataset.layout,
+        "pages": len(page_ids),
+        "page_ids": page_ids,
+        "skipped": len(skipped),
+        "segmenters": list(options.segmenters),
+        "command": options.command,
+    }
+    summaries, markdown = write_summary(options.out, store.read(), options.segmenters,
+                                        page_ids, run)
+    return BenchmarkReport(summaries, page_ids, computed, markdown)
+
+
+def write_summary(
+    out: Path, results: Sequence[PageResult], segmenters: Sequence[str],
+    page_ids: Sequence[str], run: dict[str, Any],
+) -> tuple[dict[str, SegmenterSummary], str]:
+    """Aggregate the stored results of this page set; write per-page.csv, summary.json/.md."""
+    rows = resolve_rows(results, segmenters, page_ids)
+    summaries = aggregate(rows, SIZE_FUNCTION_ORDER)
+    write_per_page_csv(out / "per-page.csv", rows)
+    write_atomic(out / "summary.json", summary_to_json(summaries, run))
+    markdown = summary_to_markdown(summaries, run)
+    write_atomic(out / "summary.md", markdown)
+    return summaries, markdown
+
+
+def evaluate_page(page_dir: Path, segmenters: Sequence[str],
+                  save_dir: Path | None = None) -> list[PageResult]:
+    """Segment and evaluate one page folder with each segmenter: the per-page work function."""
+    page_dir = Path(page_dir)
+    ground_truth = page_dir / "ground-truth.json"
+    try:
+        capture: PageCapture | None = PageCapture.from_webis(page_dir)
+        capture_error = ""
+    except Exception as err:  # a broken page: every segmenter gets the baseline row
+        capture, capture_error = None, f"capture: {type(err).__name__}: {err}"
+    results = []
+    for name in segmenters:
+        seconds = math.nan
+        error = capture_error
+        if capture is not None:
+            started = time.perf_counter()
+            try:
+                segmentation = _segmenter(name).segment(capture)
+                seconds = time.perf_counter() - started
+                if segmentation.segments:
+                    if save_dir is not None:
+                        _save_segmentation(save_dir / name / f"{page_dir.name}.json",
+                                           segmentation, name)
+                    scores = _evaluate(segmentation, ground_truth, name)
+                    results.append(PageResult(page_dir.name, name, OWN,
+                                              len(segmentation.segments), seconds, scores))
+                    continue
+                error = "no segments"
+            except Exception as err:  # missing output: §8 substitutes the baseline's row
+                if math.isnan(seconds):
+                    seconds = time.perf_counter() - started
+                error = f"{type(err).__name__}: {err}"
+        results.append(_baseline_substitute(page_dir, ground_truth, capture, name, seconds,
+                                            error))
+    return results
+
+
+def _baseline_substitute(page_dir: Path, ground_truth: Path, capture: PageCapture | None,
+                         name: str, seconds: float, error: str) -> PageResult:
+    """The baseline's row for a segmenter whose own output is missing (or NA if that fails)."""
+    try:
+        width, height = (capture.width, capture.height) if capture is not None \
+            else _ground_truth_size(ground_truth)
+        whole = Segment.from_box("0", (0.0, 0.0, float(width), float(height)))
+        baseline = Segmentation(page_dir.name, BASELINE_NAME, width, height, [whole])
+        scores = _evaluate(baseline, ground_truth, BASELINE_NAME)
+    except Exception as err:
+        return PageResult(page_dir.name, name, MISSING, 0, seconds, None,
+                          f"{error}; baseline: {type(err).__name__}: {err}")
+    return PageResult(page_dir.name, name, BASELINE_SUBSTITUTE, 1, seconds, scores, error)
+
+
+def _evaluate(segmentation: Segmentation, ground_truth: Path,
+              name: str) -> dict[str, tuple[float, float, float]]:
+    from ..evaluation import evaluate
+
+    result = evaluate(segmentation.to_webis(name), ground_truth)
+    return {
+        str(function): (float(score.precision), float(score.recall), float(score.f1))
+        for function, score in result.results.items()
+    }
+
+
+def _ground_truth_size(ground_truth: Path) -> tuple[int, int]:
+    import json
+
+    with open(ground_truth, encoding="utf-8") as handle:
+        data = json.load(handle)
+    return int(data["width"]), int(data["height"])
+
+
+def _segmenter(name: str) -> Any:
+    from ..segmenters import build_segmenter
+
+    if name not in _SEGMENTERS:
+        _SEGMENTERS[name] = build_segmenter(name)
+    return _SEGMENTERS[name]
+
+
+def _save_segmentation(path: Path, segmentation: Segmentation, name: str) -> None:
+    import json
+
+    write_atomic(path, json.dumps(segmentation.to_webis(name), separators=(",", ":")) + "\n")
+
+
+def _run_pages(todo: list[tuple[WebisPage, list[str]]], workers: int,
+               save_dir: Path | None) -> Iterator[list[PageResult]]:
+    """Results per page, as each page finishes; zip pages stay extracted only while in flight."""
+    if workers == 1:
+        for page, names in todo:
+            with page.open() as folder:
+                results = evaluate_page(folder, names, save_dir)
+            yield results
+        return
+    queue = iter(todo)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        in_flight: dict[Future, tuple[ExitStack, Path, list[str]]] = {}
+
+        def submit_next() -> bool:
+            for page, names in queue:
+                stack = ExitStack()
+                folder = stack.enter_context(page.open())
+                in_flight[pool.submit(evaluate_page, folder, names, save_dir)] = (
+                    stack, folder, names)
+                return True
+            return False
+
+        while len(in_flight) < 2 * workers and submit_next():
+            pass
+        try:
+            while in_flight:
+                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    stack, folder, names = in_flight.pop(future)
+                    with stack:
+                        try:
+                            results = future.result()
+                        except BrokenProcessPool as err:
+                            raise SegmentationError(
+                                f"a worker process died on page {folder.name} or a page in "
+                                f"flight beside it; rerun the same command to resume") from err
+                    yield results
+                    submit_next()
+        finally:
+            for future, (stack, _, _) in in_flight.items():
+                future.cancel()
+                stack.close()
+
+
+class _NoBar:
+    def update(self, count: int) -> None:
+        pass
+
+
+class _progress:  # noqa: N801 - used as a context manager
+    """A tqdm bar over pages (resumed pages counted as done), or nothing when disabled."""
+
+    def __init__(self, total: int, initial: int, enabled: bool) -> None:
+        self.total, self.initial, self.enabled = total, initial, enabled
+        self.bar: Any = None
+
+    def __enter__(self) -> Any:
+        if not self.enabled:
+            return _NoBar()
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=self.total, initial=self.initial, unit="page", file=sys.stderr,
+                        desc="webseg20")
+        return self.bar
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The command as a shell line, for the summary."""
+    return " ".join(shlex.quote(part) for part in argv)
+
+
+def read_ids(path: Path) -> list[str]:
+    """Page ids from a file, one per line (blank lines and ``#`` comments ignored)."""
+    from ..errors import InputFileError
+
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFileError(f"{path}: unreadable id list ({err})") from None
+    ids = [line.split("#", 1)[0].strip() for line in lines]
+    return [page_id for page_id in ids if page_id]
