@@ -1,0 +1,380 @@
+"""Render pages in the distribution's Chromium with Playwright and capture them as PageCaptures.
+
+One :class:`Browser` keeps one Chromium process and opens a fresh context per page, so batch runs
+and tests pay the launch once. Playwright's async API runs on a private event loop behind a
+synchronous interface: that gives a hard wall-clock limit per page (``asyncio.wait_for``), which
+the sync API cannot enforce while a page's script blocks. A crashed browser or renderer is
+restarted and the page retried once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from ..errors import BrowserCrashError, BrowserNotFoundError, CaptureError, PageTimeoutError
+from ..model import PageCapture
+from .dom import walk_dom
+from .faults import RendererCrash, check_response, translate_error
+from .sources import PageSource, page_id_for, resolve_source
+
+CHROMIUM_CANDIDATES = (
+    "/usr/lib/chromium/chromium",  # Debian's real binary: deterministic flags
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+)
+LAUNCH_ARGS = (
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+)
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+_CLOSE_TIMEOUT_S = 5.0
+_GRACE_S = 2.0  # time past --timeout for closing the context cleanly
+
+PageHook = Callable[[Any], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class CaptureOptions:
+    """How to render and capture a page (defaults: Webis-WebSeg-20's 1366 px width and 16,384 px cap)."""
+
+    viewport_width: int = 1366
+    viewport_height: int = 768
+    max_height: int = 16384
+    """Screenshot and page-height cap in pixels; taller pages are flagged ``screenshot_truncated``."""
+    timeout_s: float = 30.0
+    """Wall-clock limit for the whole page: navigation, settle, scroll, walk and screenshot."""
+    settle_s: float = 0.5
+    """Idle time after ``load`` and web fonts, for late layout."""
+    scroll_max_steps: int = 30
+    scroll_max_seconds: float = 5.0
+    scroll_pause_s: float = 0.15
+    screenshot: bool = True
+    user_agent: str | None = None
+    """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""
+    block_external: bool | None = None
+    """Abort requests that are not ``file:``/``data:``; ``None`` = only for local files."""
+    chromium_path: str | None = None
+    """Chromium binary; ``None``: ``$WPS_CHROMIUM``, else the distribution's Chromium."""
+
+    def __post_init__(self) -> None:
+        from ..errors import UsageError
+
+        if self.viewport_width < 1 or self.viewport_height < 1 or self.max_height < 1:
+            raise UsageError("viewport width, height and --max-height must be positive")
+        if self.timeout_s <= 0:
+            raise UsageError(f"--timeout must be positive, got {self.timeout_s}")
+
+
+def find_chromium(explicit: str | None = None) -> str:
+    """The Chromium binary to launch: ``explicit``, else ``$WPS_CHROMIUM``, else a known path."""
+    wanted = explicit or os.environ.get("WPS_CHROMIUM")
+    if wanted:
+        found = wanted if os.path.isfile(wanted) else shutil.which(wanted)
+        if not found or not os.access(found, os.X_OK):
+            origin = "chromium path" if explicit else "WPS_CHROMIUM"
+            raise BrowserNotFoundError(f"{wanted}: no Chromium executable there (from {origin})")
+        return found
+    for candidate in CHROMIUM_CANDIDATES:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFoundError(
+        "chromium: not found (apt-get install chromium, or set WPS_CHROMIUM to the binary)"
+    )
+
+
+class Browser:
+    """One Chromium process reused across pages; a fresh context per page.
+
+    Use as a context manager. ``restart_every`` restarts Chromium after that many pages (bounds
+    memory growth in long batches). ``page_hook`` is awaited with each Playwright page right after
+    navigation (instrumentation; the tests use it to crash the renderer).
+    """
+
+    def __init__(
+        self,
+        options: CaptureOptions | None = None,
+        *,
+        restart_every: int | None = None,
+        page_hook: PageHook | None = None,
+    ) -> None:
+        self.options = options or CaptureOptions()
+        self.restart_every = restart_every
+        self.page_hook = page_hook
+        self.pages_since_start = 0
+        self.launches = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._user_agent = ""
+
+    # ------------------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> Browser:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Launch Chromium (no-op when running). Raises BrowserNotFoundError, CaptureError."""
+        if self._browser is not None and self._browser.is_connected():
+            return
+        executable = find_chromium(self.options.chromium_path)
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self._launch(executable))
+
+    async def _launch(self, executable: str) -> None:
+        from playwright.async_api import Error, async_playwright
+
+        if self._playwright is None:
+            self._playwright = await async_playwright().start()
+        try:
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=executable, headless=True, args=list(LAUNCH_ARGS)
+            )
+        except Error as err:
+            first_line = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
+            raise CaptureError(f"{executable}: Chromium failed to start ({first_line})") from None
+        version = self._browser.version
+        self._user_agent = (
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+            f"Chrome/{version} Safari/537.36"
+        )
+        self.pages_since_start = 0
+        self.launches += 1
+
+    def restart(self) -> None:
+        """Close Chromium (ignoring errors from a dead one) and launch it again."""
+        if self._loop is not None and self._browser is not None:
+            self._loop.run_until_complete(self._close_browser())
+        self.start()
+
+    async def _close_browser(self) -> None:
+        browser, self._browser = self._browser, None
+        try:
+            await asyncio.wait_for(browser.close(), _CLOSE_TIMEOUT_S)
+        except Exception:  # a crashed or hung browser: the driver reaps the process
+            pass
+
+    def close(self) -> None:
+        """Stop Chromium and the Playwright driver."""
+        if self._loop is None:
+            return
+        if self._browser is not None:
+            self._loop.run_until_complete(self._close_browser())
+        if self._playwright is not None:
+            try:
+                self._loop.run_until_complete(self._playwright.stop())
+            except Exception:
+                pass
+            self._playwright = None
+        self._loop.close()
+        self._loop = None
+
+    @property
+    def version(self) -> str:
+        self.start()
+        return self._browser.version
+
+    # -------------------------------------------------------------------------------- capture
+    def capture(self, source: str | Path, options: CaptureOptions | None = None) -> PageCapture:
+        """Render ``source`` (http(s) URL or local .html/.html.gz) and capture it.
+
+        Retries once after a browser or renderer crash, on a restarted browser.
+        """
+        options = options or self.options
+        resolved = resolve_source(source)
+        try:
+            if self.restart_every and self.pages_since_start >= self.restart_every:
+                self.restart()
+            self.start()
+            for attempt in (1, 2):
+                try:
+                    return self._run_one(resolved, options)
+                except RendererCrash as crash:
+                    self.restart()
+                    if attempt == 2:
+                        raise BrowserCrashError(
+                            f"{resolved.url}: browser crashed twice ({crash.cause})"
+                        ) from None
+            raise AssertionError("unreachable")
+        finally:
+            resolved.cleanup()
+
+    def _run_one(self, source: PageSource, options: CaptureOptions) -> PageCapture:
+        assert self._loop is not None
+        self.pages_since_start += 1
+        limit = options.timeout_s + _GRACE_S
+        try:
+            return self._loop.run_until_complete(
+                asyncio.wait_for(self._capture(source, options), limit)
+            )
+        except (asyncio.TimeoutError, TimeoutError):
+            # The context may be stuck in a busy page: start from a clean browser.
+            self.restart()
+            raise PageTimeoutError(
+                f"{source.url}: page did not finish within the {options.timeout_s:g} s timeout"
+            ) from None
+
+    async def _capture(self, source: PageSource, options: CaptureOptions) -> PageCapture:
+        from playwright.async_api import Error
+
+        started = time.perf_counter()
+        deadline = started + options.timeout_s
+        block = options.block_external if options.block_external is not None else source.is_file
+        context = await self._browser.new_context(
+            viewport={"width": options.viewport_width, "height": options.viewport_height},
+            device_scale_factor=1,
+            service_workers="block",
+            user_agent=options.user_agent or self._user_agent,
+            accept_downloads=False,
+        )
+        try:
+            if block:
+                await context.route("**/*", _allow_local_only)
+            page = await context.new_page()
+            return await _render(page, source, options, deadline, started, self.page_hook)
+        except Error as err:
+            raise translate_error(source.url, err, options.timeout_s) from None
+        finally:
+            try:
+                await asyncio.wait_for(context.close(), _CLOSE_TIMEOUT_S)
+            except Exception:  # a dead context is gone anyway
+                pass
+
+
+async def _allow_local_only(route: Any) -> None:
+    if route.request.url.startswith(LOCAL_SCHEMES):
+        await route.continue_()
+    else:
+        await route.abort("blockedbyclient")
+
+
+async def _render(
+    page: Any,
+    source: PageSource,
+    options: CaptureOptions,
+    deadline: float,
+    started: float,
+    hook: PageHook | None,
+) -> PageCapture:
+    """Navigate, settle, scroll, walk and screenshot one page in an open context."""
+    timings: dict[str, float] = {}
+    remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
+    mark = time.perf_counter()
+    response = await page.goto(source.navigate_url, wait_until="load", timeout=remaining_ms)
+    timings["navigate_s"] = time.perf_counter() - mark
+    check_response(source, response)
+    if hook is not None:
+        await hook(page)
+
+    mark = time.perf_counter()
+    page.set_default_timeout(max(1.0, (deadline - time.perf_counter()) * 1000))
+    await page.evaluate("document.fonts.ready.then(() => true)")
+    if options.settle_s > 0:
+        await page.wait_for_timeout(options.settle_s * 1000)
+    timings["settle_s"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    scroll_seconds = min(options.scroll_max_seconds, max(0.0, deadline - time.perf_counter() - 1))
+    scroll_truncated = await _lazy_scroll(page, options, scroll_seconds)
+    timings["scroll_s"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    walk = await walk_dom(page)
+    html = await page.content()
+    title = await page.title()
+    timings["dom_s"] = time.perf_counter() - mark
+
+    full_height = max(walk.page_height, 1)
+    height = min(full_height, options.max_height)
+    screenshot: Path | None = None
+    mark = time.perf_counter()
+    if options.screenshot:
+        screenshot = Path(tempfile.mkdtemp(prefix="wps-capture-")) / "screenshot.png"
+        await page.screenshot(
+            path=str(screenshot), type="png", full_page=True, animations="disabled",
+            caret="hide", scale="css",
+            clip={"x": 0, "y": 0, "width": options.viewport_width, "height": height},
+        )
+    timings["screenshot_s"] = time.perf_counter() - mark
+    timings["total_s"] = time.perf_counter() - started
+    final_url = source.url if source.is_file else page.url
+    return PageCapture(
+        url=source.url,
+        width=options.viewport_width,
+        height=height,
+        nodes=walk.nodes,
+        html=html,
+        page_id=page_id_for(source.url),
+        final_url=final_url,
+        title=title,
+        status=response.status if response is not None and not source.is_file else None,
+        screenshot=screenshot,
+        screenshot_truncated=full_height > options.max_height,
+        scroll_truncated=scroll_truncated,
+        timings={name: round(value, 4) for name, value in timings.items()},
+        source="browser",
+    )
+
+
+_SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
+  const started = performance.now();
+  const height = () => Math.max(document.documentElement.scrollHeight,
+                                document.body ? document.body.scrollHeight : 0);
+  let stable = 0, last = height(), steps = 0;
+  while (steps < maxSteps && performance.now() - started < maxMs) {
+    window.scrollBy(0, window.innerHeight);
+    steps += 1;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const now = height();
+    const atBottom = window.scrollY + window.innerHeight >= now - 1;
+    stable = (atBottom && now === last) ? stable + 1 : 0;
+    last = now;
+    if (stable >= 2) break;
+  }
+  window.scrollTo(0, 0);
+  return stable >= 2 ? 0 : 1;
+}"""
+
+
+async def _lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> bool:
+    """Scroll down in viewport steps so lazy content loads; True if a bound stopped it."""
+    if options.scroll_max_steps <= 0 or seconds <= 0:
+        return False
+    truncated = await page.evaluate(
+        _SCROLL_JS, [options.scroll_max_steps, seconds * 1000, options.scroll_pause_s * 1000]
+    )
+    await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => resolve(true)))")
+    return bool(truncated)
+
+
+def capture_page(
+    source: str | Path,
+    options: CaptureOptions | None = None,
+    *,
+    browser: Browser | None = None,
+) -> PageCapture:
+    """Render an http(s) URL or a local ``.html``/``.html.gz`` file and capture it.
+
+    Without ``browser`` a Chromium is launched for this page only; pass a :class:`Browser` to
+    reuse one. Raises a :class:`~wps.errors.CaptureError` subclass naming the URL and the cause.
+    """
+    if browser is not None:
+        return browser.capture(source, options)
+    options = options or CaptureOptions()
+    with Browser(replace(options)) as own:
+        return own.capture(source, options)

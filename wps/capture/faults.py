@@ -1,0 +1,108 @@
+"""Turn what goes wrong while rendering into one-line ``wps.errors`` exceptions: ``<url>: <cause>``.
+
+Playwright reports network failures as Chromium net error codes inside long multi-line messages;
+these map to the error classes (and exit codes) of :mod:`wps.errors`.
+"""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+from typing import Any
+
+from ..errors import (
+    CaptureError,
+    HttpStatusError,
+    InputFileError,
+    NetworkError,
+    NotHtmlError,
+    PageTimeoutError,
+    RedirectLoopError,
+)
+from .sources import PageSource
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+_NET_ERRORS: dict[str, tuple[type[CaptureError], str]] = {
+    "ERR_NAME_NOT_RESOLVED": (NetworkError, "DNS lookup failed, host name not found"),
+    "ERR_NAME_RESOLUTION_FAILED": (NetworkError, "DNS lookup failed"),
+    "ERR_CONNECTION_REFUSED": (NetworkError, "connection refused"),
+    "ERR_CONNECTION_RESET": (NetworkError, "connection reset"),
+    "ERR_CONNECTION_CLOSED": (NetworkError, "connection closed"),
+    "ERR_CONNECTION_FAILED": (NetworkError, "connection failed"),
+    "ERR_CONNECTION_TIMED_OUT": (NetworkError, "connection timed out"),
+    "ERR_EMPTY_RESPONSE": (NetworkError, "empty response from server"),
+    "ERR_INVALID_RESPONSE": (NetworkError, "invalid HTTP response"),
+    "ERR_INVALID_HTTP_RESPONSE": (NetworkError, "invalid HTTP response"),
+    "ERR_ADDRESS_UNREACHABLE": (NetworkError, "host unreachable"),
+    "ERR_NETWORK_UNREACHABLE": (NetworkError, "network unreachable"),
+    "ERR_INTERNET_DISCONNECTED": (NetworkError, "no network connection"),
+    "ERR_ADDRESS_INVALID": (NetworkError, "invalid address"),
+    "ERR_UNSAFE_PORT": (NetworkError, "port blocked by the browser as unsafe"),
+    "ERR_SSL_PROTOCOL_ERROR": (NetworkError, "TLS handshake failed"),
+    "ERR_TIMED_OUT": (PageTimeoutError, "network request timed out"),
+    "ERR_TOO_MANY_REDIRECTS": (RedirectLoopError, "redirect loop (too many redirects)"),
+    "ERR_FILE_NOT_FOUND": (InputFileError, "file not found"),
+    "ERR_ACCESS_DENIED": (InputFileError, "access denied"),
+}
+_NET_CODE = re.compile(r"net::(ERR_[A-Z0-9_]+)")
+_CRASH_MARKERS = (
+    "crash", "target closed", "has been closed", "browser closed", "connection closed",
+    "browser has disconnected",
+)
+
+
+class RendererCrash(Exception):
+    """Internal: the browser or renderer died; the caller restarts it and retries once."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
+def first_line(message: str) -> str:
+    """The first non-empty line of ``message`` without Playwright's call-log suffix."""
+    for line in message.strip().splitlines():
+        line = line.strip()
+        if line and not line.startswith("="):
+            return line
+    return message.strip()
+
+
+def translate_error(url: str, error: BaseException, timeout_s: float) -> Exception:
+    """The wps error for a Playwright error raised while rendering ``url``."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    message = str(error)
+    if isinstance(error, PlaywrightTimeout):
+        return PageTimeoutError(f"{url}: page did not finish loading within {timeout_s:g} s")
+    code = _NET_CODE.search(message)
+    if code:
+        error_class, cause = _NET_ERRORS.get(code.group(1), (NetworkError, "network error"))
+        return error_class(f"{url}: {cause} (net::{code.group(1)})")
+    if "Download is starting" in message:
+        return NotHtmlError(f"{url}: not an HTML page (the browser downloads it)")
+    lowered = message.lower()
+    if any(marker in lowered for marker in _CRASH_MARKERS):
+        return RendererCrash(first_line(message))
+    return CaptureError(f"{url}: {first_line(message)}")
+
+
+def check_response(source: PageSource, response: Any) -> None:
+    """Reject HTTP error statuses and non-HTML responses of the main document."""
+    if response is None or source.is_file:
+        return
+    status = response.status
+    if status >= 400:
+        reason = response.status_text or _reason(status)
+        raise HttpStatusError(f"{source.url}: HTTP {status} {reason}".rstrip())
+    content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if content_type and content_type not in HTML_TYPES:
+        raise NotHtmlError(f"{source.url}: not an HTML page (Content-Type {content_type})")
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""

@@ -1,0 +1,106 @@
+"""What a capture source is: an http(s) URL, or a local ``.html``/``.html.gz`` file opened offline.
+
+Local files are rendered through a ``file:`` URL. A gzipped file, or a UTF-8 file that declares no
+charset, is first copied to a temporary ``.html`` file (with a UTF-8 byte-order mark where no charset
+is declared, so Chromium does not fall back to windows-1252).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+import shutil
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..errors import InputFileError, UsageError
+
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
+_CHARSET = re.compile(rb"<meta[^>]+charset", re.IGNORECASE)
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True)
+class PageSource:
+    """A resolved source: what the capture records, and what the browser opens."""
+
+    url: str
+    """The recorded URL: the http(s) URL as given, or the file URI of the original local file."""
+    navigate_url: str
+    """The URL the browser opens (a temporary file's URI for gzipped input)."""
+    is_file: bool
+    temp_dir: Path | None = None
+    """A temporary folder to delete after the capture, if one was made."""
+
+    def cleanup(self) -> None:
+        if self.temp_dir is not None:
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            self.temp_dir = None
+
+
+def page_id_for(url: str) -> str:
+    """A stable short id of a page: the first 12 hex digits of the SHA-1 of its URL."""
+    return hashlib.sha1(url.encode("utf-8")).hexdigest()[:12]
+
+
+def is_url(source: str | Path) -> bool:
+    return isinstance(source, str) and bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", source))
+
+
+def resolve_source(source: str | Path) -> PageSource:
+    """Check ``source`` and prepare what the browser should open.
+
+    Raises :class:`~wps.errors.UsageError` for an unsupported URL scheme and
+    :class:`~wps.errors.InputFileError` for a missing, unreadable or non-HTML local file.
+    """
+    if is_url(source):
+        text = str(source)
+        scheme = urlsplit(text).scheme.lower()
+        if scheme in ("http", "https"):
+            if not urlsplit(text).hostname:
+                raise UsageError(f"{text}: URL has no host name")
+            return PageSource(url=text, navigate_url=text, is_file=False)
+        if scheme == "file":
+            return _local_file(Path(urlsplit(text).path))
+        raise UsageError(f"{text}: unsupported URL scheme {scheme!r} (use http, https or a file)")
+    return _local_file(Path(source))
+
+
+def _local_file(path: Path) -> PageSource:
+    name = path.name.lower()
+    if not path.exists():
+        raise InputFileError(f"{path}: no such file")
+    if not path.is_file():
+        raise InputFileError(f"{path}: not a file")
+    if not name.endswith(HTML_SUFFIXES):
+        raise InputFileError(f"{path}: not an HTML file (expected {', '.join(HTML_SUFFIXES)})")
+    path = path.resolve()
+    url = path.as_uri()
+    try:
+        raw = path.read_bytes()
+        if name.endswith(".gz"):
+            raw = gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise InputFileError(f"{path}: unreadable ({err})") from None
+    needs_bom = _needs_utf8_bom(raw)
+    if not name.endswith(".gz") and not needs_bom:
+        return PageSource(url=url, navigate_url=url, is_file=True)
+    temp_dir = Path(tempfile.mkdtemp(prefix="wps-source-"))
+    target = temp_dir / "page.html"
+    target.write_bytes((_UTF8_BOM + raw) if needs_bom else raw)
+    return PageSource(url=url, navigate_url=target.as_uri(), is_file=True, temp_dir=temp_dir)
+
+
+def _needs_utf8_bom(raw: bytes) -> bool:
+    """True for non-ASCII UTF-8 without a BOM or a charset declaration in the first 4 KiB."""
+    if raw.startswith(_UTF8_BOM) or raw.isascii() or _CHARSET.search(raw[:4096]):
+        return False
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
