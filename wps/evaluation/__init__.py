@@ -1,0 +1,20 @@
+"""Webis-WebSeg-20 evaluation, a faithful port of the reference R code (webis-webseg-20.md).
+
+Extended BCubed for the five size functions, segmentation JSON I/O and validation, fitting to DOM
+nodes, flattening, fusion of annotations and annotator agreement.
+"""
+
+from .bcubed import BCubedScore
+from .evaluate import EvaluationResult, evaluate
+from .sizes import SIZE_FUNCTIONS
+from .webis_json import WebisSegmentations, read_segmentations, write_segmentations
+
+__all__ = [
+    "SIZE_FUNCTIONS",
+    "BCubedScore",
+    "EvaluationResult",
+    "WebisSegmentations",
+    "evaluate",
+    "read_segmentations",
+    "write_segmentations",
+]

@@ -1,0 +1,167 @@
+"""The R code's geometry steps, done literally with shapely (GEOS), and a fast planar overlay.
+
+The reference cleans pixel-type geometry with ``st_simplify`` (tolerance 0), ``st_snap`` of every
+segment to the vertices of *all* segments (0.9 px), coordinates rounded to the precision grid
+(C ``round``: half away from zero) and ``st_make_valid``; pieces with area < 1 are dropped
+(webis-webseg-20.md §3.3, §10.1). Its ``st_intersection`` of a collection is the planar overlay:
+one piece per distinct set of covering segments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from shapely import MultiPolygon, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from .webis_json import MultiPolygonJson
+
+SNAP_TOLERANCE = 0.9
+"""``st_snap(x, x, 0.9)`` in ``PixelBasedClusterings`` and ``flatten-segmentations.R``."""
+BUFFER_QUAD_SEGMENTS = 30
+"""sf's ``st_buffer`` default ``nQuadSegs``."""
+
+
+def segment_geometry(segment: MultiPolygonJson) -> MultiPolygon:
+    """A Webis segment as a shapely multipolygon, unvalidated (as ``st_multipolygon`` builds it)."""
+    polygons = [Polygon(polygon[0], polygon[1:]) for polygon in segment]
+    return MultiPolygon(polygons)
+
+
+def segment_json(geometry: BaseGeometry) -> MultiPolygonJson:
+    """The areal part of a geometry as a Webis multipolygon (closed rings, as GEOS writes them)."""
+    segment: MultiPolygonJson = []
+    for polygon in polygonal_parts(geometry):
+        rings = [polygon.exterior, *polygon.interiors]
+        segment.append([[[x, y] for x, y in ring.coords] for ring in rings])
+    return segment
+
+
+def polygonal_parts(geometry: BaseGeometry) -> list[Polygon]:
+    """The polygons with area > 0 inside any geometry (R's ``as.MULTIPOLYGON``)."""
+    if geometry is None or geometry.is_empty:
+        return []
+    if isinstance(geometry, Polygon):
+        return [geometry] if geometry.area > 0 else []
+    if hasattr(geometry, "geoms"):
+        return [part for child in geometry.geoms for part in polygonal_parts(child)]
+    return []
+
+
+def as_multipolygon(geometry: BaseGeometry) -> MultiPolygon:
+    return MultiPolygon(polygonal_parts(geometry))
+
+
+def round_half_away(geometries: np.ndarray, precision: float = 1.0) -> np.ndarray:
+    """Coordinates rounded like sf's ``make_precise``: ``round(x * p) / p`` with C ``round``."""
+
+    def _round(coords: np.ndarray) -> np.ndarray:
+        scaled = coords * precision
+        return np.copysign(np.floor(np.abs(scaled) + 0.5), scaled) / precision
+
+    if precision == 0:
+        return geometries
+    return shapely.transform(geometries, _round)
+
+
+def clean_pixel_geometries(
+    geometries: Sequence[BaseGeometry], precision: float = 1.0, make_valid: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cleaning of ``PixelBasedClusterings``; returns (kept geometries, their input indices).
+
+    simplify(0) → snap each to the vertices of all (0.9) → round to the grid → make_valid →
+    keep area ≥ 1 and valid. ``make_valid=False`` is the variant of ``flatten-segmentations.R``.
+    """
+    array = np.asarray(list(geometries), dtype=object)
+    if array.size == 0:
+        return array, np.zeros(0, dtype=int)
+    simplified = shapely.simplify(array, 0.0, preserve_topology=False)
+    target = shapely.GeometryCollection(list(simplified))
+    snapped = shapely.snap(simplified, target, SNAP_TOLERANCE)
+    rounded = round_half_away(snapped, precision)
+    if make_valid:
+        rounded = shapely.make_valid(rounded)
+    keep = (shapely.area(rounded) >= 1) & shapely.is_valid(rounded)
+    return rounded[keep], np.flatnonzero(keep)
+
+
+@dataclass(slots=True)
+class Overlay:
+    """Planar overlay of geometries: one region per distinct set of covering geometries."""
+
+    regions: list[MultiPolygon]
+    """Areal part of each region (union of its faces)."""
+    members: list[tuple[int, ...]]
+    """Indices (into the overlaid geometries) of the geometries covering each region."""
+    areas: np.ndarray
+
+
+def planar_overlay(geometries: Sequence[BaseGeometry], min_area: float = 1.0) -> Overlay:
+    """The pieces of ``st_intersection(x)`` with area ≥ ``min_area``, as polygons.
+
+    All boundaries are noded together and polygonised; each face gets the set of geometries that
+    cover its interior point; faces with the same set form one region, like the one piece per
+    membership that sf's n-ary intersection builds. Lines (touching segments) carry no area and
+    are not regions.
+    """
+    geoms = np.asarray([as_multipolygon(g) for g in geometries], dtype=object)
+    if geoms.size == 0:
+        return Overlay([], [], np.zeros(0))
+    noded = shapely.union_all(shapely.boundary(geoms))
+    faces = np.asarray(shapely.get_parts(shapely.polygonize(shapely.get_parts(noded))))
+    if faces.size == 0:
+        return Overlay([], [], np.zeros(0))
+    points = shapely.point_on_surface(faces)
+    tree = shapely.STRtree(geoms)
+    face_index, geom_index = tree.query(points, predicate="within")
+    by_face: dict[int, list[int]] = {}
+    for face, geom in zip(face_index.tolist(), geom_index.tolist()):
+        by_face.setdefault(face, []).append(geom)
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for face, covering in by_face.items():
+        groups.setdefault(tuple(sorted(covering)), []).append(face)
+    face_areas = shapely.area(faces)
+    regions, members, areas = [], [], []
+    for key in sorted(groups):
+        group = groups[key]
+        area = float(face_areas[group].sum())
+        if area < min_area:
+            continue
+        regions.append(MultiPolygon([p for f in group for p in polygonal_parts(faces[f])]))
+        members.append(key)
+        areas.append(area)
+    return Overlay(regions, members, np.asarray(areas, dtype=float))
+
+
+def nary_intersection(geometries: Sequence[BaseGeometry]) -> tuple[list[BaseGeometry], list[tuple[int, ...]]]:
+    """sf's ``CPL_nary_intersection`` step by step: pieces keep their geometry type.
+
+    Used where the piece structure matters (flattening splits a GEOMETRYCOLLECTION piece into
+    one segment per polygon); the evaluation uses the faster :func:`planar_overlay`.
+    """
+    out: list[BaseGeometry] = []
+    index: list[list[int]] = []
+    for i, geom in enumerate(geometries):
+        if geom is None or geom.is_empty:
+            continue
+        if out:
+            tree = shapely.STRtree(np.asarray(out, dtype=object))
+            candidates = sorted(tree.query(geom).tolist())
+            for k in candidates:
+                if out[k].is_empty:
+                    continue
+                inters = shapely.intersection(out[k], geom)
+                if inters.is_empty:
+                    continue
+                geom = shapely.difference(geom, inters)
+                out[k] = shapely.difference(out[k], inters)
+                out.append(inters)
+                index.append([*index[k], i])
+        if not geom.is_empty:
+            out.append(geom)
+            index.append([i])
+    kept = [(g, tuple(sorted(idx))) for g, idx in zip(out, index) if not g.is_empty]
+    return [g for g, _ in kept], [idx for _, idx in kept]

@@ -1,0 +1,141 @@
+"""Per-page evaluation resources: node rectangles, text lengths, edge masks (read once, cached).
+
+All are read from the folder of the ground-truth file, as the R code does (§3.3). Evaluating many
+algorithms on one page reuses the parsed nodes and the edge pixel lists.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DatasetError, InputFileError
+
+EDGE_MASK_FILES = {
+    "edges-fine": "screenshot-edges-fine.png",
+    "edges-coarse": "screenshot-edges-coarse.png",
+}
+
+
+@dataclass(slots=True)
+class EdgePixels:
+    """Edge pixels of a mask, sorted by row: centres are ``(x + .5, y + .5)``, y down."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    values: np.ndarray
+    """Mask value of each listed pixel in (0, 1] (1 for the dataset's 1-bit PNGs)."""
+
+    def window(self, left: float, top: float, right: float, bottom: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Centres (float) and values of the pixels whose centre lies in the box."""
+        start = np.searchsorted(self.ys, np.floor(top - 0.5), side="left")
+        stop = np.searchsorted(self.ys, np.ceil(bottom - 0.5), side="right")
+        xs, ys, values = self.xs[start:stop], self.ys[start:stop], self.values[start:stop]
+        inside = (xs + 0.5 >= left) & (xs + 0.5 <= right)
+        return xs[inside] + 0.5, ys[inside] + 0.5, values[inside]
+
+
+@dataclass(slots=True)
+class GroundTruthPage:
+    """The resources of one Webis page folder, loaded lazily."""
+
+    directory: Path
+    boxes: np.ndarray
+    """Node rectangles ``(left, top, right, bottom)``, one row per ``nodes.csv`` row."""
+    xpaths: list[str]
+    character_counts: dict[str, float]
+    """``ncharacter`` by text-node XPath; empty if ``nodes-texts.csv`` is missing or unreadable."""
+    _edges: dict[str, EdgePixels] = field(default_factory=dict)
+
+    def edge_pixels(self, name: str) -> EdgePixels:
+        if name not in self._edges:
+            self._edges[name] = _read_edge_mask(self.directory / EDGE_MASK_FILES[name])
+        return self._edges[name]
+
+
+def load_page(directory: str | Path) -> GroundTruthPage:
+    """The cached resources of a page folder (re-read when ``nodes.csv`` changes)."""
+    directory = Path(directory).resolve()
+    nodes_file = directory / "nodes.csv"
+    try:
+        stamp = nodes_file.stat().st_mtime_ns
+    except OSError:
+        raise DatasetError(f"{directory}: no nodes.csv beside the ground truth") from None
+    return _load_page(directory, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_page(directory: Path, stamp: int) -> GroundTruthPage:
+    boxes, xpaths = read_nodes(directory / "nodes.csv")
+    counts = read_character_counts(directory / "nodes-texts.csv")
+    return GroundTruthPage(directory, boxes, xpaths, counts)
+
+
+def read_nodes(path: str | Path) -> tuple[np.ndarray, list[str]]:
+    """``nodes.csv`` (``left,bottom,right,top,xpath``) as (l, t, r, b) rows and XPaths."""
+    path = Path(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except OSError as err:
+        raise DatasetError(f"{path}: unreadable nodes file ({err})") from None
+    if not rows or [c.strip() for c in rows[0][:4]] != ["left", "bottom", "right", "top"]:
+        raise DatasetError(f"{path}: header must start with left,bottom,right,top")
+    boxes, xpaths = [], []
+    for number, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        try:
+            left, bottom, right, top = (float(v) for v in row[:4])
+        except ValueError:
+            raise DatasetError(f"{path}: line {number}: non-numeric coordinates {row[:4]}") from None
+        boxes.append((left, top, right, bottom))
+        xpaths.append(row[4] if len(row) > 4 else "")
+    return np.asarray(boxes, dtype=float).reshape(-1, 4), xpaths
+
+
+def read_character_counts(path: str | Path) -> dict[str, float]:
+    """``nodes-texts.csv`` lengths by XPath; like R, any problem means "no text on the page"."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except OSError:
+        return {}
+    counts: dict[str, float] = {}
+    try:
+        header = rows[0]
+        column = header.index("ncharacter")
+        for row in rows[1:]:
+            if not row:
+                continue
+            if row[0] in counts:  # read.csv(row.names=1) fails on duplicate XPaths
+                return {}
+            counts[row[0]] = float(row[column])
+    except (IndexError, ValueError):
+        return {}
+    return counts
+
+
+def _read_edge_mask(path: Path) -> EdgePixels:
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            if image.mode == "1":
+                mask = np.asarray(image, dtype=np.float64)
+            else:
+                bits = 16 if image.mode.startswith("I;16") else 8
+                mask = np.asarray(image.convert("L") if bits == 8 else image, dtype=np.float64)
+                mask = mask / (2**bits - 1)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: edge mask missing beside the ground truth") from None
+    except OSError as err:
+        raise InputFileError(f"{path}: unreadable edge mask ({err})") from None
+    if mask.ndim == 3:
+        mask = mask[..., 0]
+    ys, xs = np.nonzero(mask)
+    return EdgePixels(xs.astype(np.int32), ys.astype(np.int32), mask[ys, xs])

@@ -1,0 +1,180 @@
+"""Read, validate and write the Webis-WebSeg-20 segmentation JSON (webis-webseg-20.md §2).
+
+Validation follows the reference R code (``task.R``, ``segment.R``): integer ``width``/``height``,
+closed rings, a multipolygon per segment. A file may hold several named segmentations; one is
+picked with an R-style regular expression (``re.search`` on the name).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputFileError, SchemaError, UsageError
+
+MultiPolygonJson = list[list[list[list[float]]]]
+"""A Webis segment: polygons, each an outer ring then holes, each ring a closed list of [x, y]."""
+
+
+@dataclass(slots=True)
+class WebisSegmentations:
+    """One page's segmentation file: the page id and size, and segmentations by name."""
+
+    id: str
+    width: int
+    height: int
+    segmentations: dict[str, list[MultiPolygonJson]] = field(default_factory=dict)
+    source: str = "<memory>"
+    """Where the object came from (a file path), named in error messages."""
+
+    def select(self, pattern: str) -> WebisSegmentations:
+        """The segmentations whose name matches ``pattern`` (``re.search``, like R's ``grep``)."""
+        try:
+            regex = re.compile(pattern)
+        except re.error as err:
+            raise UsageError(f"invalid segmentation pattern {pattern!r}: {err}") from None
+        chosen = {name: segs for name, segs in self.segmentations.items() if regex.search(name)}
+        return WebisSegmentations(self.id, self.width, self.height, chosen, self.source)
+
+    def select_one(self, pattern: str) -> tuple[str, list[MultiPolygonJson]]:
+        """The single segmentation matching ``pattern``; anything else is an error, as in R."""
+        chosen = self.select(pattern).segmentations
+        if len(chosen) != 1:
+            raise UsageError(
+                f"{self.source}: pattern {pattern!r} has to select a single segmentation, "
+                f"but selected {len(chosen)} of {sorted(self.segmentations)}"
+            )
+        name, segments = next(iter(chosen.items()))
+        return name, segments
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "height": int(self.height),
+            "width": int(self.width),
+            "segmentations": {
+                name: [_integral(segment) for segment in segments]
+                for name, segments in self.segmentations.items()
+            },
+        }
+
+
+def read_segmentations(path: str | Path) -> WebisSegmentations:
+    """Read and validate a segmentation JSON file; errors name the file and the problem."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such segmentation file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFileError(f"{path}: unreadable segmentation file ({err})") from None
+    except json.JSONDecodeError as err:
+        raise SchemaError(f"{path}: not valid JSON ({err})") from None
+    return parse_segmentations(data, source=str(path))
+
+
+def parse_segmentations(data: Any, source: str = "<memory>") -> WebisSegmentations:
+    """Validate an in-memory Webis JSON object (e.g. ``Segmentation.to_webis()``)."""
+    if isinstance(data, WebisSegmentations):
+        return data
+    if not isinstance(data, dict):
+        raise SchemaError(f"{source}: top level must be a JSON object, not {type(data).__name__}")
+    for key in ("id", "width", "height", "segmentations"):
+        if key not in data:
+            raise SchemaError(f"{source}: missing required attribute {key!r}")
+    page_id = data["id"]
+    if not isinstance(page_id, str):
+        raise SchemaError(f"{source}: id must be a string, but was {type(page_id).__name__}")
+    size = {}
+    for key in ("width", "height"):
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SchemaError(
+                f"{source}: {key} must be a JSON integer, but was {json.dumps(value)}"
+            )
+        if value < 1:
+            raise SchemaError(f"{source}: {key} must be positive, but was {value}")
+        size[key] = value
+    raw = data["segmentations"]
+    if not isinstance(raw, dict):
+        # jsonlite reads an empty JSON array as an empty list: accept [] as "no segmentations"
+        if raw == []:
+            raw = {}
+        else:
+            raise SchemaError(f"{source}: segmentations must be an object of named segmentations")
+    segmentations: dict[str, list[MultiPolygonJson]] = {}
+    for name, segments in raw.items():
+        if not isinstance(segments, list):
+            raise SchemaError(f"{source}: segmentation {name!r} must be a list of segments")
+        for index, segment in enumerate(segments):
+            _check_segment(segment, f"{source}: segmentation {name!r} segment {index + 1}")
+        segmentations[name] = segments
+    return WebisSegmentations(page_id, size["width"], size["height"], segmentations, source)
+
+
+def _check_segment(segment: Any, where: str) -> None:
+    if not isinstance(segment, list):
+        raise SchemaError(f"{where}: a segment must be a list of polygons")
+    for polygon in segment:
+        if not isinstance(polygon, list) or not polygon:
+            raise SchemaError(f"{where}: a polygon must be a non-empty list of rings")
+        for ring in polygon:
+            if not isinstance(ring, list) or len(ring) < 4:
+                raise SchemaError(f"{where}: a ring needs at least 4 points")
+            for point in ring:
+                if (
+                    not isinstance(point, list)
+                    or len(point) != 2
+                    or not all(
+                        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                        for v in point
+                    )
+                ):
+                    raise SchemaError(f"{where}: a point must be [x, y] with finite numbers")
+            if ring[0] != ring[-1]:
+                raise SchemaError(
+                    f"{where}: polygons not (all) closed (ring starts at {ring[0]}, "
+                    f"ends at {ring[-1]})"
+                )
+
+
+def write_segmentations(obj: WebisSegmentations | dict[str, Any], path: str | Path) -> None:
+    """Write compact JSON with integer width/height, atomically (temp file, then rename)."""
+    segmentations = parse_segmentations(obj, source=str(path))
+    text = json.dumps(segmentations.to_json(), separators=(",", ":"), ensure_ascii=False)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text + "\n")
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def check_same_page(truth: WebisSegmentations, algorithm: WebisSegmentations) -> None:
+    """Refuse to compare segmentations of different pages, as R's ``merge.task`` does."""
+    for attribute in ("id", "width", "height"):
+        expected, got = getattr(truth, attribute), getattr(algorithm, attribute)
+        if expected != got:
+            raise SchemaError(
+                f"{algorithm.source}: {attribute} {got!r} differs from the ground truth's "
+                f"{expected!r} ({truth.source}); can merge tasks with same {attribute}s only"
+            )
+
+
+def _integral(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
