@@ -10,11 +10,10 @@ restarted and the page retried once.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -22,76 +21,19 @@ from ..errors import BrowserCrashError, BrowserNotFoundError, CaptureError, Page
 from ..model import PageCapture
 from .dom import walk_dom
 from .faults import RendererCrash, check_response, translate_error
+from .options import CaptureOptions, find_chromium
 from .sources import PageSource, page_id_for, resolve_source
 
-CHROMIUM_CANDIDATES = (
-    "/usr/lib/chromium/chromium",  # Debian's real binary: deterministic flags
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
-    "/usr/bin/google-chrome",
-)
 LAUNCH_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
 )
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+SCREENSHOT_PREFIX = "wps-capture-"
 _CLOSE_TIMEOUT_S = 5.0
 _GRACE_S = 2.0  # time past --timeout for closing the context cleanly
 
 PageHook = Callable[[Any], Awaitable[None]]
-
-
-@dataclass(slots=True)
-class CaptureOptions:
-    """How to render and capture a page (defaults: Webis-WebSeg-20's 1366 px width and 16,384 px cap)."""
-
-    viewport_width: int = 1366
-    viewport_height: int = 768
-    max_height: int = 16384
-    """Screenshot and page-height cap in pixels; taller pages are flagged ``screenshot_truncated``."""
-    timeout_s: float = 30.0
-    """Wall-clock limit for the whole page: navigation, settle, scroll, walk and screenshot."""
-    settle_s: float = 0.5
-    """Idle time after ``load`` and web fonts, for late layout."""
-    scroll_max_steps: int = 30
-    scroll_max_seconds: float = 5.0
-    scroll_pause_s: float = 0.15
-    screenshot: bool = True
-    user_agent: str | None = None
-    """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""
-    block_external: bool | None = None
-    """Abort requests that are not ``file:``/``data:``; ``None`` = only for local files."""
-    chromium_path: str | None = None
-    """Chromium binary; ``None``: ``$WPS_CHROMIUM``, else the distribution's Chromium."""
-
-    def __post_init__(self) -> None:
-        from ..errors import UsageError
-
-        if self.viewport_width < 1 or self.viewport_height < 1 or self.max_height < 1:
-            raise UsageError("viewport width, height and --max-height must be positive")
-        if self.timeout_s <= 0:
-            raise UsageError(f"--timeout must be positive, got {self.timeout_s}")
-
-
-def find_chromium(explicit: str | None = None) -> str:
-    """The Chromium binary to launch: ``explicit``, else ``$WPS_CHROMIUM``, else a known path."""
-    wanted = explicit or os.environ.get("WPS_CHROMIUM")
-    if wanted:
-        found = wanted if os.path.isfile(wanted) else shutil.which(wanted)
-        if not found or not os.access(found, os.X_OK):
-            origin = "chromium path" if explicit else "WPS_CHROMIUM"
-            raise BrowserNotFoundError(f"{wanted}: no Chromium executable there (from {origin})")
-        return found
-    for candidate in CHROMIUM_CANDIDATES:
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise BrowserNotFoundError(
-        "chromium: not found (apt-get install chromium, or set WPS_CHROMIUM to the binary)"
-    )
 
 
 class Browser:
@@ -246,7 +188,9 @@ class Browser:
             if block:
                 await context.route("**/*", _allow_local_only)
             page = await context.new_page()
-            return await _render(page, source, options, deadline, started, self.page_hook)
+            return await _until_crash(
+                page, self._browser, _render(page, source, options, deadline, started, self.page_hook)
+            )
         except Error as err:
             raise translate_error(source.url, err, options.timeout_s) from None
         finally:
@@ -254,6 +198,39 @@ class Browser:
                 await asyncio.wait_for(context.close(), _CLOSE_TIMEOUT_S)
             except Exception:  # a dead context is gone anyway
                 pass
+
+
+async def _until_crash(page: Any, browser: Any, work: Awaitable[PageCapture]) -> PageCapture:
+    """Await ``work`` unless the renderer or the browser dies first (then raise RendererCrash).
+
+    A crashed page does not fail pending calls promptly; without this race they would wait for
+    the page timeout instead of being retried at once.
+    """
+    loop = asyncio.get_running_loop()
+    died: asyncio.Future[str] = loop.create_future()
+
+    def mark(cause: str) -> None:
+        if not died.done():
+            died.set_result(cause)
+
+    def on_disconnect(_browser: Any) -> None:
+        mark("browser disconnected")
+
+    page.on("crash", lambda _page: mark("page crashed"))
+    browser.on("disconnected", on_disconnect)
+    task = asyncio.ensure_future(work)
+    try:
+        await asyncio.wait({task, died}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        browser.remove_listener("disconnected", on_disconnect)
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    if task.done() and not task.cancelled() and not died.done():
+        return task.result()
+    if died.done():
+        raise RendererCrash(died.result())
+    return task.result()
 
 
 async def _allow_local_only(route: Any) -> None:
@@ -304,7 +281,7 @@ async def _render(
     screenshot: Path | None = None
     mark = time.perf_counter()
     if options.screenshot:
-        screenshot = Path(tempfile.mkdtemp(prefix="wps-capture-")) / "screenshot.png"
+        screenshot = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX)) / "screenshot.png"
         await page.screenshot(
             path=str(screenshot), type="png", full_page=True, animations="disabled",
             caret="hide", scale="css",
@@ -362,6 +339,15 @@ async def _lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> bo
     return bool(truncated)
 
 
+def discard_screenshot(screenshot: Path | None) -> None:
+    """Delete a screenshot that :func:`capture_page` left in its temporary folder (after saving)."""
+    if screenshot is None:
+        return
+    folder = Path(screenshot).parent
+    if folder.name.startswith(SCREENSHOT_PREFIX) and folder.parent == Path(tempfile.gettempdir()):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def capture_page(
     source: str | Path,
     options: CaptureOptions | None = None,
@@ -376,5 +362,11 @@ def capture_page(
     if browser is not None:
         return browser.capture(source, options)
     options = options or CaptureOptions()
-    with Browser(replace(options)) as own:
+    own = Browser(replace(options))
+    try:
+        own.start()
         return own.capture(source, options)
+    except BrowserNotFoundError as err:
+        raise BrowserNotFoundError(f"{source}: cannot render, {err}") from None
+    finally:
+        own.close()

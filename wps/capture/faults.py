@@ -40,6 +40,7 @@ _NET_ERRORS: dict[str, tuple[type[CaptureError], str]] = {
     "ERR_ADDRESS_INVALID": (NetworkError, "invalid address"),
     "ERR_UNSAFE_PORT": (NetworkError, "port blocked by the browser as unsafe"),
     "ERR_SSL_PROTOCOL_ERROR": (NetworkError, "TLS handshake failed"),
+    "ERR_HTTP_RESPONSE_CODE_FAILURE": (HttpStatusError, "HTTP error status with an empty body"),
     "ERR_TIMED_OUT": (PageTimeoutError, "network request timed out"),
     "ERR_TOO_MANY_REDIRECTS": (RedirectLoopError, "redirect loop (too many redirects)"),
     "ERR_FILE_NOT_FOUND": (InputFileError, "file not found"),

@@ -1,0 +1,67 @@
+"""Rendering options and where the Chromium binary is."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+
+from ..errors import BrowserNotFoundError, UsageError
+
+CHROMIUM_CANDIDATES = (
+    "/usr/lib/chromium/chromium",  # Debian's real binary: deterministic flags
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+)
+
+
+@dataclass(slots=True)
+class CaptureOptions:
+    """How to render and capture a page (defaults: Webis-WebSeg-20's 1366 px width and 16,384 px cap)."""
+
+    viewport_width: int = 1366
+    viewport_height: int = 768
+    max_height: int = 16384
+    """Screenshot and page-height cap in pixels; taller pages are flagged ``screenshot_truncated``."""
+    timeout_s: float = 30.0
+    """Wall-clock limit for the whole page: navigation, settle, scroll, walk and screenshot."""
+    settle_s: float = 0.5
+    """Idle time after ``load`` and web fonts, for late layout."""
+    scroll_max_steps: int = 30
+    scroll_max_seconds: float = 5.0
+    scroll_pause_s: float = 0.15
+    screenshot: bool = True
+    user_agent: str | None = None
+    """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""
+    block_external: bool | None = None
+    """Abort requests that are not ``file:``/``data:``; ``None`` = only for local files."""
+    chromium_path: str | None = None
+    """Chromium binary; ``None``: ``$WPS_CHROMIUM``, else the distribution's Chromium."""
+
+    def __post_init__(self) -> None:
+        if self.viewport_width < 1 or self.viewport_height < 1 or self.max_height < 1:
+            raise UsageError("viewport width, height and --max-height must be positive")
+        if self.timeout_s <= 0:
+            raise UsageError(f"--timeout must be positive, got {self.timeout_s}")
+
+
+def find_chromium(explicit: str | None = None) -> str:
+    """The Chromium binary to launch: ``explicit``, else ``$WPS_CHROMIUM``, else a known path."""
+    wanted = explicit or os.environ.get("WPS_CHROMIUM")
+    if wanted:
+        found = wanted if os.path.isfile(wanted) else shutil.which(wanted)
+        if not found or not os.access(found, os.X_OK):
+            origin = "chromium path" if explicit else "WPS_CHROMIUM"
+            raise BrowserNotFoundError(f"{wanted}: no Chromium executable there (from {origin})")
+        return found
+    for candidate in CHROMIUM_CANDIDATES:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFoundError(
+        "chromium: not found (apt-get install chromium, or set WPS_CHROMIUM to the binary)"
+    )

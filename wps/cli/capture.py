@@ -1,0 +1,87 @@
+"""``wps capture SOURCE --out DIR``: render a page and write a page-capture folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import UsageError
+
+DEFAULTS_NOTE = "defaults match Webis-WebSeg-20 (1366 px wide, 16,384 px cap)"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "capture",
+        help="render a page in Chromium and write a page capture folder",
+        description=f"Render a URL or a local .html/.html.gz file; {DEFAULTS_NOTE}.",
+    )
+    parser.add_argument("source", help="http(s) URL or local .html / .html.gz file")
+    parser.add_argument("--out", required=True, type=Path, help="capture folder to write")
+    add_capture_options(parser)
+    parser.set_defaults(run=run)
+
+
+def add_capture_options(parser: argparse.ArgumentParser) -> None:
+    """The rendering options shared by ``wps capture`` and ``wps batch``."""
+    group = parser.add_argument_group("rendering")
+    group.add_argument("--width", type=int, default=1366, help="viewport width (px)")
+    group.add_argument("--height", type=int, default=768, help="viewport height (px)")
+    group.add_argument("--max-height", type=int, default=16384,
+                       help="page height / screenshot cap (px)")
+    group.add_argument("--timeout", type=float, default=30.0, help="seconds per page, all stages")
+    group.add_argument("--settle", type=float, default=0.5, help="idle seconds after load")
+    group.add_argument("--scroll-steps", type=int, default=30,
+                       help="lazy-loading scroll steps (0 disables)")
+    group.add_argument("--scroll-seconds", type=float, default=5.0,
+                       help="time bound of the scroll pass")
+    group.add_argument("--no-screenshot", action="store_true", help="skip the screenshot")
+    group.add_argument("--user-agent", default=None, help="User-Agent header")
+    group.add_argument("--chromium", default=None, help="Chromium binary (else $WPS_CHROMIUM)")
+
+
+def options_from_args(args: argparse.Namespace):  # -> CaptureOptions (import kept lazy)
+    """The :class:`~wps.capture.CaptureOptions` the rendering arguments describe."""
+    from ..capture import CaptureOptions
+
+    if args.scroll_steps < 0 or args.scroll_seconds < 0 or args.settle < 0:
+        raise UsageError("--scroll-steps, --scroll-seconds and --settle must not be negative")
+    return CaptureOptions(
+        viewport_width=args.width,
+        viewport_height=args.height,
+        max_height=args.max_height,
+        timeout_s=args.timeout,
+        settle_s=args.settle,
+        scroll_max_steps=args.scroll_steps,
+        scroll_max_seconds=args.scroll_seconds,
+        screenshot=not args.no_screenshot,
+        user_agent=args.user_agent,
+        chromium_path=args.chromium,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..capture import capture_page
+
+    options = options_from_args(args)
+    capture = capture_page(args.source, options)
+    temp_screenshot = capture.screenshot
+    try:
+        capture.save(args.out)
+    finally:
+        _remove_temp_screenshot(temp_screenshot)
+    print(
+        f"{capture.url}: {len(capture.nodes)} nodes, {capture.width}x{capture.height} px"
+        f"{' (truncated)' if capture.screenshot_truncated else ''}, "
+        f"{capture.timings.get('total_s', 0):.2f} s -> {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _remove_temp_screenshot(screenshot: Path | None) -> None:
+    """``capture_page`` leaves the PNG in a temp folder; once saved, that folder goes."""
+    from ..capture import discard_screenshot
+
+    discard_screenshot(screenshot)
