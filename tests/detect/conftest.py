@@ -1,0 +1,58 @@
+"""Two tiny random causal LMs sharing a locally built word-level tokenizer (no download)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+WORDS = ("the a of and to in is was for on with as by at from it this that be are river valley water"
+         " rock slope land bakers bread oven flour salt crust morning night city library budget"
+         " committee winter hours . , ! ?").split()
+EOS = "<|endoftext|>"
+
+
+def build_tokenizer(folder: Path):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocabulary = {token: index for index, token in enumerate(["[UNK]", EOS, *WORDS])}
+    core = Tokenizer(models.WordLevel(vocab=vocabulary, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token="[UNK]", eos_token=EOS)
+    tokenizer.save_pretrained(folder)
+    return tokenizer
+
+
+def build_model(folder: Path, seed: int, vocabulary_size: int) -> None:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(seed)
+    config = GPT2Config(vocab_size=vocabulary_size, n_positions=600, n_embd=32, n_layer=2, n_head=2,
+                        eos_token_id=1, bos_token_id=1)
+    model = GPT2LMHeadModel(config)
+    with torch.no_grad():   # sharper random distributions than the default init
+        for parameter in model.parameters():
+            parameter.mul_(4.0)
+    model.save_pretrained(folder)
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    root = tmp_path_factory.mktemp("binoculars-models")
+    observer, performer = root / "observer", root / "performer"
+    for folder, seed in ((observer, 1), (performer, 2)):
+        tokenizer = build_tokenizer(folder)
+        build_model(folder, seed, len(tokenizer))
+    return observer, performer
+
+
+@pytest.fixture(scope="session")
+def scorer(tiny_models: tuple[Path, Path]):
+    from wps.detect import BinocularsScorer
+
+    observer, performer = tiny_models
+    return BinocularsScorer(observer, performer, device="cpu", batch_size=3)

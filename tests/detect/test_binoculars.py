@@ -1,0 +1,107 @@
+"""The Binoculars scorer against a direct recomputation of the reference formula."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from wps.errors import ModelError, UsageError
+
+EOS = "<|endoftext|>"
+
+TEXTS = [
+    "the river was in the valley and the water is on the rock .",
+    "bakers bread oven flour salt crust , the city library budget committee winter hours !",
+    "water rock",
+    "a of and to in is was for on with as by at from it this that be are river valley water rock"
+    " slope land bakers bread oven",
+]
+
+
+def _direct_score(observer_path: Path, performer_path: Path, text: str) -> float:
+    """ppl / x_ppl written out with plain torch ops, one text, no padding."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(observer_path)
+    ids = tokenizer(text, return_tensors="pt")["input_ids"][:, :512]
+    observer = AutoModelForCausalLM.from_pretrained(observer_path).eval()
+    performer = AutoModelForCausalLM.from_pretrained(performer_path).eval()
+    with torch.no_grad():
+        observer_logits = observer(ids).logits[0].double()
+        performer_logits = performer(ids).logits[0].double()
+    performer_log_probabilities = torch.log_softmax(performer_logits, dim=-1)
+    length = ids.shape[1]
+    log_ppl = -sum(performer_log_probabilities[t - 1, ids[0, t]] for t in range(1, length))
+    log_ppl = log_ppl / (length - 1)
+    observer_probabilities = torch.softmax(observer_logits, dim=-1)
+    keep = [t for t in range(length) if ids[0, t] != tokenizer.eos_token_id]
+    x_ppl = sum(-(observer_probabilities[t] * performer_log_probabilities[t]).sum() for t in keep)
+    x_ppl = x_ppl / len(keep)
+    return float(log_ppl / x_ppl)
+
+
+def test_score_equals_direct_formula(scorer, tiny_models) -> None:
+    results = scorer.score_texts(TEXTS)
+    for text, result in zip(TEXTS, results):
+        expected = _direct_score(*tiny_models, text)
+        assert result.score == pytest.approx(expected, rel=1e-4)
+        assert result.prediction == ("ai" if expected < scorer.threshold else "human")
+        assert result.n_tokens == len(text.split()) and not result.truncated
+    assert len({round(r.score, 6) for r in results}) == len(TEXTS)
+
+
+def test_batched_equals_single(scorer) -> None:
+    batched = [r.score for r in scorer.score_texts(TEXTS)]
+    single = [scorer.score_texts([text])[0].score for text in TEXTS]
+    assert batched == pytest.approx(single, rel=1e-4)
+
+
+def test_eos_inside_the_text_is_masked_like_the_reference(scorer, tiny_models) -> None:
+    text = f"the river {EOS} the valley"
+    result = scorer.score_texts([text])[0]
+    assert result.score == pytest.approx(_direct_score(*tiny_models, text), rel=1e-4)
+    only_eos = scorer.score_texts([f"{EOS} {EOS}"])[0]
+    assert only_eos.score is None and only_eos.skipped_reason == "only_padding_tokens"
+
+
+def test_empty_and_short_texts_are_skipped(scorer) -> None:
+    empty, blank, one = scorer.score_texts(["", "   \n", "river"])
+    assert (empty.skipped_reason, blank.skipped_reason) == ("empty", "empty")
+    assert one.skipped_reason == "too_few_tokens" and one.score is None and one.n_tokens == 1
+
+
+def test_long_texts_are_truncated_at_max_tokens(scorer, tiny_models) -> None:
+    from wps.detect import BinocularsScorer
+
+    long_text = " ".join(["the river and the valley"] * 130)      # 650 tokens
+    result = scorer.score_texts([long_text])[0]
+    assert result.truncated and result.n_tokens == 512
+    first_512 = " ".join(long_text.split()[:512])
+    assert result.score == pytest.approx(scorer.score_texts([first_512])[0].score, rel=1e-5)
+    assert not scorer.score_texts([first_512])[0].truncated
+    small = BinocularsScorer(*tiny_models, device="cpu", max_tokens=8)
+    cut = small.score_texts([TEXTS[0]])[0]
+    assert cut.truncated and cut.n_tokens == 8
+    assert cut.score == pytest.approx(
+        _direct_score(*tiny_models, " ".join(TEXTS[0].split()[:8])), rel=1e-4)
+
+
+def test_modes_and_bad_paths(tiny_models, tmp_path: Path) -> None:
+    from wps.detect import THRESHOLDS, BinocularsScorer
+
+    observer, performer = tiny_models
+    scorer = BinocularsScorer(observer, performer, device="cpu", mode="accuracy")
+    assert scorer.threshold == THRESHOLDS["accuracy"] == 0.9015310749276843
+    scorer.change_mode("low-fpr")
+    assert scorer.threshold == 0.8536432310785527
+    with pytest.raises(UsageError, match="mode"):
+        BinocularsScorer(observer, performer, mode="fast")  # type: ignore[arg-type]
+    with pytest.raises(ModelError, match="nowhere"):
+        BinocularsScorer(tmp_path / "nowhere", performer, device="cpu")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelError, match="empty"):
+        BinocularsScorer(observer, tmp_path / "empty", device="cpu")
+    assert math.isfinite(scorer.score_texts([TEXTS[0]])[0].score)

@@ -1,0 +1,125 @@
+"""Score the kept segments of a ``segments.jsonl`` with Binoculars and write the verdicts back.
+
+Each line (text-and-filters.md §6) gets a ``binoculars`` object: the score and verdict, or
+``{"skipped": reason}`` for segments that were dropped by an earlier rule (``not_kept``), have no text
+(``empty``) or too few tokens. The text scored is the segment's ``main_text`` when it has one, else its
+``text``. Lines are read and written in windows (sorted by token count inside a window for batching), and
+the output goes to a temporary file renamed over the target at the end, so an interrupted run leaves the
+input untouched and no partial output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from ..errors import InputFileError
+from .binoculars import BinocularsResult, BinocularsScorer
+
+__all__ = ["ScoreSummary", "score_jsonl", "segment_text", "binoculars_record"]
+
+WINDOW_LINES = 256
+"""Lines held in memory at once; scoring sorts by length inside a window."""
+
+
+@dataclass(slots=True)
+class ScoreSummary:
+    lines: int = 0
+    scored: int = 0
+    predictions: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+def segment_text(record: dict[str, Any]) -> str:
+    """The text Binoculars should judge: the main-text part when present, else the whole segment."""
+    main_text = record.get("main_text") or ""
+    return main_text if main_text.strip() else str(record.get("text") or "")
+
+
+def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dict[str, Any]:
+    if result.skipped_reason is not None:
+        return {"skipped": result.skipped_reason, "n_tokens": result.n_tokens}
+    return {"score": result.score, "pred": result.prediction, "threshold": scorer.threshold,
+            "mode": scorer.mode, "observer": scorer.observer_path,
+            "performer": scorer.performer_path, "n_tokens": result.n_tokens,
+            "truncated": result.truncated}
+
+
+def _records(handle: IO[str], path: Path) -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputFileError(f"{path}:{number}: not a JSON line ({err.msg})") from None
+        if not isinstance(record, dict):
+            raise InputFileError(f"{path}:{number}: a segment line must be a JSON object")
+        yield record
+
+
+def _score_window(window: list[dict[str, Any]], scorer: BinocularsScorer,
+                  summary: ScoreSummary) -> None:
+    wanted = [r for r in window if r.get("kept", True) and segment_text(r).strip()]
+    for record in window:
+        if not record.get("kept", True):
+            record["binoculars"] = {"skipped": "not_kept"}
+        elif not segment_text(record).strip():
+            record["binoculars"] = {"skipped": "empty"}
+    results = scorer.score_texts([segment_text(r) for r in wanted])
+    for record, result in zip(wanted, results):
+        record["binoculars"] = binoculars_record(result, scorer)
+    for record in window:
+        outcome = record["binoculars"]
+        if "skipped" in outcome:
+            summary.skipped[outcome["skipped"]] += 1
+        else:
+            summary.scored += 1
+            summary.predictions[outcome["pred"]] += 1
+
+
+def score_jsonl(source: str | Path, scorer: BinocularsScorer,
+                destination: str | Path | None = None) -> ScoreSummary:
+    """Score every kept segment of ``source`` and write all lines to ``destination`` (default: replace
+    ``source`` in place, atomically)."""
+    source = Path(source)
+    target = Path(destination) if destination is not None else source
+    if not source.is_file():
+        raise InputFileError(f"{source}: segments file does not exist")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    summary = ScoreSummary()
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with open(source, encoding="utf-8") as reader, \
+                os.fdopen(descriptor, "w", encoding="utf-8") as writer:
+            window: list[dict[str, Any]] = []
+            for record in _records(reader, source):
+                window.append(record)
+                if len(window) >= WINDOW_LINES:
+                    _flush(window, scorer, summary, writer)
+            _flush(window, scorer, summary, writer)
+        os.replace(temporary, target)
+    except UnicodeDecodeError as err:
+        os.unlink(temporary)
+        raise InputFileError(f"{source}: not UTF-8 text ({err.reason})") from None
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return summary
+
+
+def _flush(window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary,
+           writer: IO[str]) -> None:
+    if not window:
+        return
+    _score_window(window, scorer, summary)
+    for record in window:
+        writer.write(json.dumps(record, ensure_ascii=False) + "\n")
+    summary.lines += len(window)
+    window.clear()
