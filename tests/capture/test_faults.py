@@ -1,0 +1,199 @@
+"""Bad input and faults: each raises its own CaptureError subclass with a one-line `<url>: cause`."""
+
+from __future__ import annotations
+
+import io
+import socket
+import time
+
+import pytest
+from PIL import Image
+
+from wps.capture import capture_page, discard_screenshot
+from wps.errors import (
+    BrowserCrashError,
+    BrowserNotFoundError,
+    HttpStatusError,
+    NetworkError,
+    NotHtmlError,
+    PageTimeoutError,
+    RedirectLoopError,
+)
+
+
+def assert_one_line(error: Exception, url: str, *words: str) -> None:
+    message = str(error)
+    assert "\n" not in message and message.startswith(f"{url}: ")
+    for word in words:
+        assert word in message, message
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_connection_refused(browser):
+    url = f"http://127.0.0.1:{closed_port()}/"
+    with pytest.raises(NetworkError) as caught:
+        browser.capture(url)
+    assert_one_line(caught.value, url, "connection refused")
+
+
+def test_dns_failure(browser):
+    url = "http://no-such-host.invalid/page"
+    with pytest.raises(NetworkError) as caught:
+        browser.capture(url)
+    assert_one_line(caught.value, url, "DNS")
+
+
+@pytest.mark.parametrize("status, reason", [(404, "Not Found"), (500, "Internal Server Error")])
+def test_http_error_status(page_server, browser, status, reason):
+    url = page_server.add_html(f"/status-{status}", f"<p>error {status}</p>", status=status)
+    with pytest.raises(HttpStatusError) as caught:
+        browser.capture(url)
+    assert_one_line(caught.value, url, f"HTTP {status} {reason}")
+
+
+def _png_bytes() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), (0, 128, 255)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("path, content_type, body", [
+    ("/doc.pdf", "application/pdf", b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"),
+    ("/image.png", "image/png", _png_bytes()),
+    ("/data.json", "application/json", b'{"not": "html"}'),
+])
+def test_non_html_responses(page_server, browser, path, content_type, body):
+    page_server.routes[path] = (200, content_type, body)
+    url = page_server.url(path)
+    with pytest.raises(NotHtmlError) as caught:
+        browser.capture(url)
+    assert_one_line(caught.value, url, "not an HTML page", content_type)
+
+
+def test_redirect_loop(page_server, browser):
+    def loop(handler):
+        handler.send_response(302)
+        handler.send_header("Location", "/loop-b" if handler.path == "/loop-a" else "/loop-a")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    page_server.routes["/loop-a"] = loop
+    page_server.routes["/loop-b"] = loop
+    url = page_server.url("/loop-a")
+    with pytest.raises(RedirectLoopError) as caught:
+        browser.capture(url)
+    assert_one_line(caught.value, url, "redirect")
+
+
+def test_redirect_is_followed_and_final_url_recorded(page_server, browser):
+    target = page_server.add_html("/moved-here", "<!doctype html><title>T</title><p>moved</p>")
+
+    def moved(handler):
+        handler.send_response(301)
+        handler.send_header("Location", "/moved-here")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    page_server.routes["/moved"] = moved
+    capture = browser.capture(page_server.url("/moved"))
+    discard_screenshot(capture.screenshot)
+    assert capture.url == page_server.url("/moved") and capture.final_url == target
+    assert capture.status == 200 and capture.nodes[-1].text == "moved"
+
+
+def test_page_that_never_finishes_loading(page_server, browser, quick):
+    def stalled(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.end_headers()
+        handler.wfile.write(b"<!doctype html><p>partial")
+        handler.wfile.flush()
+        time.sleep(8)
+
+    page_server.routes["/stalled"] = stalled
+    url = page_server.url("/stalled")
+    started = time.monotonic()
+    with pytest.raises(PageTimeoutError) as caught:
+        browser.capture(url, quick(timeout_s=1.5))
+    assert time.monotonic() - started < 6
+    assert_one_line(caught.value, url, "1.5 s")
+
+
+def test_busy_script_hits_the_wall_clock_limit_and_browser_recovers(page_server, browser, quick):
+    url = page_server.add_html(
+        "/busy", "<!doctype html><p>x</p><script>addEventListener('load', () => "
+        "setTimeout(() => { while (true) {} }, 0));</script>")
+    started = time.monotonic()
+    with pytest.raises(PageTimeoutError) as caught:
+        browser.capture(url, quick(timeout_s=1.5))
+    assert time.monotonic() - started < 12
+    assert_one_line(caught.value, url, "timeout")
+    healthy = browser.capture(page_server.add_html("/after-busy", "<p>fine</p>"),
+                              quick(screenshot=False))
+    assert healthy.nodes[-1].text == "fine"
+
+
+def test_renderer_crash_is_retried_once_on_a_fresh_browser(page_server, browser):
+    url = page_server.add_html("/crash-once", "<!doctype html><p>survivor</p>")
+    calls: list[str] = []
+
+    async def crash_first_time(page):
+        calls.append(page.url)
+        if len(calls) == 1:
+            session = await page.context.new_cdp_session(page)
+            await session.send("Page.crash")
+
+    launches = browser.launches
+    browser.page_hook = crash_first_time
+    try:
+        capture = browser.capture(url)
+    finally:
+        browser.page_hook = None
+    discard_screenshot(capture.screenshot)
+    assert len(calls) == 2 and browser.launches == launches + 1
+    assert capture.nodes[-1].text == "survivor"
+
+
+def test_renderer_crash_twice_is_a_clear_error(page_server, browser):
+    url = page_server.add_html("/crash-always", "<!doctype html><p>doomed</p>")
+    calls: list[str] = []
+
+    async def crash(page):
+        calls.append(page.url)
+        session = await page.context.new_cdp_session(page)
+        await session.send("Page.crash")
+
+    browser.page_hook = crash
+    try:
+        with pytest.raises(BrowserCrashError) as caught:
+            browser.capture(url)
+    finally:
+        browser.page_hook = None
+    assert len(calls) == 2
+    assert_one_line(caught.value, url, "crashed twice")
+
+
+def test_missing_chromium_binary(monkeypatch, page_server):
+    monkeypatch.setenv("WPS_CHROMIUM", "/nonexistent/chromium")
+    url = page_server.add_html("/never-rendered", "<p>x</p>")
+    with pytest.raises(BrowserNotFoundError) as caught:
+        capture_page(url)
+    assert_one_line(caught.value, url, "/nonexistent/chromium", "WPS_CHROMIUM")
+
+
+def test_unreachable_host_maps_to_network_error():
+    """Chromium's ERR_ADDRESS_UNREACHABLE needs a routed network to provoke; check its mapping."""
+    from playwright.async_api import Error
+
+    from wps.capture.faults import translate_error
+
+    error = translate_error(
+        "http://10.0.0.1/", Error("page.goto: net::ERR_ADDRESS_UNREACHABLE at http://10.0.0.1/\n"
+                                  "Call log:\n  - navigating"), 30)
+    assert isinstance(error, NetworkError)
+    assert str(error) == "http://10.0.0.1/: host unreachable (net::ERR_ADDRESS_UNREACHABLE)"
