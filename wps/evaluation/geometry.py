@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+import shapely.errors
 from shapely import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
@@ -144,16 +145,21 @@ def nary_intersection(geometries: Sequence[BaseGeometry]) -> tuple[list[BaseGeom
     """
     out: list[BaseGeometry] = []
     index: list[list[int]] = []
+    failures = 0
     for i, geom in enumerate(geometries):
         if geom is None or geom.is_empty:
             continue
         if out:
             tree = shapely.STRtree(np.asarray(out, dtype=object))
-            candidates = sorted(tree.query(geom).tolist())
+            candidates = tree.query(geom).tolist()
             for k in candidates:
                 if out[k].is_empty:
                     continue
-                inters = shapely.intersection(out[k], geom)
+                try:
+                    inters = shapely.intersection(out[k], geom)
+                except shapely.errors.GEOSException:  # R counts these as "geometry errors"
+                    failures += 1
+                    continue
                 if inters.is_empty:
                     continue
                 geom = shapely.difference(geom, inters)

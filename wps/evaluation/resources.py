@@ -32,8 +32,10 @@ class EdgePixels:
 
     def window(self, left: float, top: float, right: float, bottom: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Centres (float) and values of the pixels whose centre lies in the box."""
-        start = np.searchsorted(self.ys, np.floor(top - 0.5), side="left")
-        stop = np.searchsorted(self.ys, np.ceil(bottom - 0.5), side="right")
+        first_row = max(int(np.floor(top - 0.5)), -1)
+        last_row = min(int(np.ceil(bottom - 0.5)), 2**31 - 1)
+        start = int(np.searchsorted(self.ys, np.int32(first_row), side="left"))
+        stop = int(np.searchsorted(self.ys, np.int32(last_row), side="right"))
         xs, ys, values = self.xs[start:stop], self.ys[start:stop], self.values[start:stop]
         inside = (xs + 0.5 >= left) & (xs + 0.5 <= right)
         return xs[inside] + 0.5, ys[inside] + 0.5, values[inside]

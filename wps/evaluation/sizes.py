@@ -42,6 +42,8 @@ class Clustering:
     weights: np.ndarray
     subsets: list[np.ndarray]
     """Column indices of each segmentation; empty segmentations are left out (R's GetSubsets)."""
+    regions: np.ndarray | None = None
+    """Geometry of each cluster where the caller needs it (node rectangles)."""
 
 
 def segmentation_subsets(lengths: Sequence[int]) -> list[np.ndarray]:
@@ -130,7 +132,7 @@ def node_clustering(
         contains = shapely.contains(valid[:, None], rectangles[None, :]).T
     else:
         contains = np.zeros((rectangles.size, 0), dtype=bool)
-    return Clustering(contains, sizes, segmentation_subsets(lengths))
+    return Clustering(contains, sizes, segmentation_subsets(lengths), rectangles)
 
 
 def _rectangle_rings(boxes: np.ndarray) -> np.ndarray:

@@ -1,0 +1,52 @@
+"""``wps agreement``: pairwise BCubed agreement of annotations (calculate-agreement.R)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "agreement", help="pairwise BCubed precision matrices and averaged agreement",
+        description="Prints the averaged agreement (mean pairwise F1 and max(P,R)) per size "
+        "function and the precision matrices ([i,j]: i as algorithm, j as truth).",
+    )
+    parser.add_argument("--input", type=Path, required=True, help="segmentations JSON")
+    parser.add_argument("--segmentations", default=".*", metavar="REGEX")
+    parser.add_argument("--resources-dir", type=Path, default=None,
+                        help="folder with nodes.csv and edge PNGs (default: the input's folder)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="also write <type>.txt matrices and averaged-agreement.txt here")
+    parser.add_argument("--precision", type=float, default=1.0)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluation import agreement, read_segmentations
+    from ..evaluation.agreement import AGREEMENT_FILE_NAMES
+
+    result = agreement(
+        read_segmentations(args.input), pattern=args.segmentations,
+        resources_dir=args.resources_dir, precision=args.precision,
+    )
+    print(result.averaged_table(), end="")
+    for name in result.matrices:
+        print(f"# {AGREEMENT_FILE_NAMES[name]}.txt")
+        print(result.matrix_text(name), end="")
+    if args.output is not None:
+        args.output.mkdir(parents=True, exist_ok=True)
+        files = {f"{AGREEMENT_FILE_NAMES[n]}.txt": result.matrix_text(n) for n in result.matrices}
+        files["averaged-agreement.txt"] = result.averaged_table()
+        for file_name, text in files.items():
+            _write_atomically(args.output / file_name, text)
+    return 0
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(temp, path)

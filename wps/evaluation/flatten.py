@@ -1,0 +1,52 @@
+"""Flattening: the planar overlay of a segmentation with itself (``flatten-segmentations.R``, §5).
+
+Every piece of the overlay becomes one segment, so nested or overlapping segments become disjoint.
+Steps as in R: simplify(0), snap to all vertices (0.9), round to the precision grid, drop area < 1,
+n-ary intersection, simplify(0), drop pieces with area < 1; a piece that is a geometry collection
+becomes one segment per polygon.
+"""
+
+from __future__ import annotations
+
+import shapely
+from shapely import GeometryCollection, MultiPolygon, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from .geometry import clean_pixel_geometries, nary_intersection, segment_geometry, segment_json
+from .webis_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
+
+
+def flatten_segmentation(
+    segments: list[MultiPolygonJson], precision: float = 1.0
+) -> list[MultiPolygonJson]:
+    geometries = [segment_geometry(s) for s in segments]
+    cleaned, _ = clean_pixel_geometries(geometries, precision, make_valid=False)
+    pieces, _ = nary_intersection(list(cleaned))
+    flattened: list[MultiPolygonJson] = []
+    for piece in pieces:
+        piece = shapely.simplify(piece, 0.0, preserve_topology=False)
+        if piece.area < 1:
+            continue
+        flattened.extend(segment_json(part) for part in _as_segments(piece))
+    return flattened
+
+
+def _as_segments(piece: BaseGeometry) -> list[BaseGeometry]:
+    """R's ``as.segmentation``: lines and points vanish, collections split into their members."""
+    if isinstance(piece, (Polygon, MultiPolygon)):
+        return [piece] if piece.area > 0 else []
+    if isinstance(piece, GeometryCollection):
+        return [part for member in piece.geoms for part in _as_segments(member)]
+    return []
+
+
+def flatten_segmentations(
+    segmentations: WebisSegmentations | dict, *, precision: float = 1.0
+) -> WebisSegmentations:
+    """Flatten every segmentation of a file (names unchanged)."""
+    task = parse_segmentations(segmentations)
+    flattened = {
+        name: flatten_segmentation(segments, precision)
+        for name, segments in task.segmentations.items()
+    }
+    return WebisSegmentations(task.id, task.width, task.height, flattened, task.source)

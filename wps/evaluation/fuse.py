@@ -1,0 +1,197 @@
+"""Fusion of several segmentations into one, as ``fuse-segmentations.R`` (webis-webseg-20.md §6).
+
+Overlay regions of all annotators' segments (pixel clustering), keep regions covered by at least
+``min_annotators`` annotators, measure the share of annotators that never put two regions in one
+segment, cluster the regions by area-weighted average linkage (R's ``hclust(members=...)``), cut
+at the disagreement threshold and union each cluster's regions into one segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import shapely
+from shapely import MultiPolygon
+from shapely.geometry.base import BaseGeometry
+
+from ..errors import UsageError
+from .geometry import (
+    as_multipolygon,
+    clean_pixel_geometries,
+    nary_intersection,
+    segment_geometry,
+    segment_json,
+)
+from .resources import load_page
+from .sizes import canonical_size_function, edge_weight, node_clustering, segmentation_subsets
+from .webis_json import WebisSegmentations, parse_segmentations
+
+MIN_ANNOTATORS = 3
+DISAGREEMENT_THRESHOLDS = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+def average_linkage(distances: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R's ``hclust(d, method="average", members=members)``: merges (0-based pairs) and heights.
+
+    A port of the nearest-neighbour-list algorithm of R's ``hclust.f`` (Murtagh), so ties are
+    broken as R breaks them: the first pair in row order with the least dissimilarity.
+    """
+    n = distances.shape[0]
+    diss = distances.astype(np.float64).copy()
+    membr = members.astype(np.float64).copy()
+    active = np.ones(n, dtype=bool)
+    nearest = np.zeros(n, dtype=int)
+    nearest_distance = np.full(n, np.inf)
+    for i in range(n - 1):
+        row = diss[i, i + 1:]
+        j = int(np.argmin(row))
+        nearest[i], nearest_distance[i] = i + 1 + j, row[j]
+    merges, heights = [], []
+    for _ in range(n - 1):
+        candidates = np.flatnonzero(active[: n - 1])
+        best = candidates[np.argmin(nearest_distance[candidates])]
+        least = nearest_distance[best]
+        i2, j2 = sorted((int(best), int(nearest[best])))
+        merges.append((i2, j2))
+        heights.append(least)
+        active[j2] = False
+        least_new, new_nearest = np.inf, 0
+        for k in np.flatnonzero(active):
+            if k == i2:
+                continue
+            value = (membr[i2] * diss[i2, k] + membr[j2] * diss[j2, k]) / (membr[i2] + membr[j2])
+            diss[i2, k] = diss[k, i2] = value
+            if i2 < k and value < least_new:
+                least_new, new_nearest = value, int(k)
+            if i2 > k and value < nearest_distance[k]:
+                nearest_distance[k], nearest[k] = value, i2
+        membr[i2] += membr[j2]
+        nearest_distance[i2], nearest[i2] = least_new, new_nearest
+        for i in range(n - 1):
+            if active[i] and nearest[i] in (i2, j2):
+                later = np.flatnonzero(active[i + 1:]) + i + 1
+                if later.size == 0:
+                    nearest_distance[i] = np.inf
+                    continue
+                values = diss[i, later]
+                position = int(np.argmin(values))
+                nearest[i], nearest_distance[i] = int(later[position]), values[position]
+    return np.asarray(merges, dtype=int).reshape(-1, 2), np.asarray(heights, dtype=float)
+
+
+def cut_tree(merges: np.ndarray, heights: np.ndarray, n: int, threshold: float) -> np.ndarray:
+    """R's ``cutree(h=threshold)`` with heights rounded to 6 decimals: 1-based cluster numbers
+    assigned in order of the observations."""
+    rounded = np.round(heights, 6)
+    above = np.flatnonzero(rounded > threshold)
+    performed = int(above[0]) if above.size else len(rounded)
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in merges[:performed]:
+        parent[find(int(b))] = find(int(a))
+    labels, numbers = np.zeros(n, dtype=int), {}
+    for observation in range(n):
+        root = find(observation)
+        numbers.setdefault(root, len(numbers) + 1)
+        labels[observation] = numbers[root]
+    return labels
+
+
+def disagreement_matrix(membership: np.ndarray, subsets: Sequence[np.ndarray]) -> np.ndarray:
+    """Share of annotators with no single segment holding both clusters (own overlaps ignored)."""
+    together = np.zeros((membership.shape[0], membership.shape[0]))
+    for subset in subsets:
+        columns = membership[:, subset].astype(np.float64)
+        together += (columns @ columns.T) > 0
+    annotators = len(subsets)
+    return (annotators - together) / annotators
+
+
+def _merge(geometries: Sequence[BaseGeometry]) -> MultiPolygon:
+    """R's ``MergeClusters``: union with self-snapping (1 px) and simplify(0) at every step."""
+
+    def tidy(geometry: BaseGeometry) -> BaseGeometry:
+        return shapely.simplify(shapely.snap(geometry, geometry, 1.0), 0.0, preserve_topology=False)
+
+    merged = tidy(geometries[0])
+    for geometry in geometries[1:]:
+        merged = tidy(shapely.union(merged, tidy(geometry)))
+    return as_multipolygon(merged)
+
+
+def fuse_segmentations(
+    segmentations: WebisSegmentations | dict,
+    *,
+    pattern: str = ".*",
+    min_annotators: int = MIN_ANNOTATORS,
+    disagreement_thresholds: float | Sequence[float] = 0.5,
+    size_function: str = "pixels",
+    resources_dir: str | Path | None = None,
+    precision: float = 1.0,
+) -> WebisSegmentations:
+    """Fuse the segmentations matching ``pattern``; one output ``disagreement<t>`` per threshold.
+
+    ``resources_dir`` (default: the input file's folder) is needed for the edge and node types.
+    """
+    task = parse_segmentations(segmentations).select(pattern)
+    thresholds = (
+        [float(disagreement_thresholds)]
+        if isinstance(disagreement_thresholds, (int, float))
+        else [float(t) for t in disagreement_thresholds]
+    )
+    if not thresholds:
+        raise UsageError("at least one disagreement threshold is needed")
+    if min_annotators < 0:
+        raise UsageError(f"segments min annotators must be ≥ 0, but was {min_annotators}")
+    size_function = canonical_size_function(size_function)
+    lengths = [len(segments) for segments in task.segmentations.values()]
+    geometries = [segment_geometry(s) for segs in task.segmentations.values() for s in segs]
+    subsets = segmentation_subsets(lengths)
+    if size_function in ("nodes", "chars") or size_function.startswith("edges"):
+        directory = resources_dir or Path(task.source).parent
+        page = load_page(directory)
+    if size_function in ("nodes", "chars"):
+        clustering = node_clustering(geometries, lengths, page, size_function)
+        regions = list(clustering.regions)
+        membership, weights = clustering.membership, clustering.weights
+    else:
+        kept, _ = clean_pixel_geometries(geometries, precision)
+        pieces, members = nary_intersection(list(kept))
+        areas = shapely.area(np.asarray(pieces, dtype=object)) if pieces else np.zeros(0)
+        keep = [i for i in range(len(pieces)) if areas[i] >= 1]
+        regions = [as_multipolygon(pieces[i]) for i in keep]
+        membership = np.zeros((len(keep), int(sum(lengths))), dtype=bool)
+        for row, i in enumerate(keep):
+            membership[row, list(members[i])] = True
+        if size_function == "pixels":
+            weights = np.asarray([areas[i] for i in keep], dtype=float)
+        else:
+            edges = page.edge_pixels(size_function)
+            weights = np.asarray([edge_weight(r, edges) for r in regions], dtype=float)
+    annotators = np.stack(
+        [membership[:, subset].any(axis=1) for subset in subsets], axis=1
+    ).sum(axis=1) if subsets else np.zeros(len(regions), dtype=int)
+    selected = np.flatnonzero(annotators >= min_annotators)
+    regions = [regions[i] for i in selected]
+    membership, weights = membership[selected], weights[selected]
+    fused: dict = {}
+    for threshold in thresholds:
+        name = f"disagreement{threshold:.15g}"
+        if len(regions) <= 1:
+            fused[name] = [segment_json(r) for r in regions]
+            continue
+        merges, heights = average_linkage(disagreement_matrix(membership, subsets), weights)
+        labels = cut_tree(merges, heights, len(regions), threshold)
+        fused[name] = [
+            segment_json(_merge([regions[i] for i in np.flatnonzero(labels == label)]))
+            for label in range(1, labels.max() + 1)
+        ]
+    return WebisSegmentations(task.id, task.width, task.height, fused, task.source)
