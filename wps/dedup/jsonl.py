@@ -1,0 +1,98 @@
+"""De-duplicate an existing ``segments.jsonl`` against the site state (``wps dedup``).
+
+Lines are grouped by ``url`` and pages are processed in order of first appearance, so a file written by
+one run can be checked against pages seen in earlier runs. Each line gets ``kept``/``reasons`` updated,
+``stats["dup_chunk_share"]`` and a ``dup`` object (text-and-filters.md §6: ``cdc_dup_frac``,
+``simhash``, the near-duplicate matches and the page order). The output is written to a temporary file
+and renamed, so a failed run leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputFileError
+from ..model import Segment
+from . import Deduplicator
+
+__all__ = ["DedupSummary", "dedup_jsonl"]
+
+
+@dataclass(slots=True)
+class DedupSummary:
+    pages: int = 0
+    segments: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+
+
+def _read(source: Path) -> list[dict[str, Any]]:
+    records = []
+    try:
+        with open(source, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise InputFileError(f"{source}:{number}: not a JSON line ({err.msg})") from None
+                if not isinstance(record, dict) or not isinstance(record.get("url"), str):
+                    raise InputFileError(f"{source}:{number}: a segment line needs a 'url'")
+                records.append(record)
+    except FileNotFoundError:
+        raise InputFileError(f"{source}: segments file does not exist") from None
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"{source}: not UTF-8 text ({err.reason})") from None
+    return records
+
+
+def _segment(record: dict[str, Any], index: int) -> Segment:
+    return Segment(id=str(record.get("segment_id", index)), polygons=[],
+                   text=str(record.get("text") or ""), main_text=str(record.get("main_text") or ""),
+                   kept=bool(record.get("kept", True)), reasons=list(record.get("reasons") or []),
+                   stats=dict(record.get("stats") or {}))
+
+
+def dedup_jsonl(source: str | Path, deduplicator: Deduplicator,
+                destination: str | Path | None = None) -> DedupSummary:
+    """Mark duplicated segments of ``source``; write to ``destination`` (default: in place)."""
+    source = Path(source)
+    target = Path(destination) if destination is not None else source
+    records = _read(source)
+    pages: dict[str, list[int]] = {}
+    for index, record in enumerate(records):
+        pages.setdefault(record["url"], []).append(index)
+    summary = DedupSummary(pages=len(pages), segments=len(records))
+    for url, indices in pages.items():
+        segments = [_segment(records[i], i) for i in indices]
+        before = [set(segment.reasons) for segment in segments]
+        deduplicator.process(url, segments)
+        for index, segment, old in zip(indices, segments, before):
+            record = records[index]
+            report = segment.extra["dedup"]
+            record["kept"], record["reasons"] = segment.kept, segment.reasons
+            record.setdefault("stats", {})["dup_chunk_share"] = segment.stats["dup_chunk_share"]
+            record["dup"] = {"cdc_dup_frac": segment.stats["dup_chunk_share"],
+                             "simhash": segment.extra["simhash"],
+                             "simhash_match": report["simhash_match"],
+                             "minhash_match": report["minhash_match"],
+                             "page_order": report["page_order"]}
+            summary.dropped.update(set(segment.reasons) - old)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as writer:
+            for record in records:
+                writer.write(json.dumps(record, ensure_ascii=False) + "\n")
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return summary
