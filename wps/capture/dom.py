@@ -7,6 +7,7 @@ with ``JSON.stringify`` (Playwright's structured serialiser is an order of magni
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,26 +56,54 @@ def walk_arguments() -> dict[str, Any]:
 
 
 def parse_walk(payload: str) -> DomWalk:
-    """Turn the walk's JSON string into :class:`~wps.model.Node` objects."""
+    """Turn the walk's JSON string into :class:`~wps.model.Node` objects.
+
+    The walk sends one XPath step per node; full XPaths are the parent's plus the step. The
+    cyclic garbage collector is paused meanwhile: 100k new objects trigger it dozens of times
+    for nothing (none of them form cycles).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse_walk(payload)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse_walk(payload: str) -> DomWalk:
     data = json.loads(payload)
-    insides: dict[str, frozenset[str]] = {"": frozenset()}
+    tags: list[str] = data["tags"]
+    styles = [tuple(values) for values in data["styles"]]
+    insides = [frozenset(value.split(",")) if value else frozenset() for value in data["insides"]]
+    rows = data["nodes"]
+    xpaths: list[str] = [""] * len(rows)
+    xpaths_all: list[str] = [""] * len(rows)
+    depths: list[int] = [0] * len(rows)
     nodes: list[Node] = []
-    for index, row in enumerate(data["nodes"]):
-        parent, tag, xpath, xpath_all, left, top, right, bottom, text, style, inside, depth = row
-        context = insides.get(inside)
-        if context is None:
-            context = insides[inside] = frozenset(inside.split(","))
+    for index, row in enumerate(rows):
+        parent, tag_index, visible, all_index, left, top, right, bottom, text, style, inside = row
+        tag = tags[tag_index]
+        if parent < 0:
+            xpath, xpath_all, depth, parent = data["rootXpath"], data["rootXpathAll"], \
+                data["rootDepth"], None
+        else:
+            step = "text()" if tag == TEXT_TAG else tag
+            xpath = f"{xpaths[parent]}/{step}[{visible}]"
+            xpath_all = f"{xpaths_all[parent]}/{step}[{all_index}]"
+            depth = depths[parent] + 1
+        xpaths[index], xpaths_all[index], depths[index] = xpath, xpath_all, depth
         nodes.append(
             Node(
                 id=index,
-                parent=None if parent < 0 else parent,
+                parent=parent,
                 tag=tag,
                 xpath=xpath,
                 bbox=(left, top, right, bottom),
-                text=text if tag == TEXT_TAG else "",
+                text=text,
                 xpath_all=xpath_all,
-                style=dict(zip(STYLE_PROPERTIES, style)) if style is not None else {},
-                inside=context,
+                style=dict(zip(STYLE_PROPERTIES, styles[style])) if style >= 0 else {},
+                inside=insides[inside],
                 depth=depth,
             )
         )

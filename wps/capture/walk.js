@@ -1,13 +1,16 @@
 // One walk over the rendered DOM from BODY down, returning ONE JSON string: Playwright's structured
-// serialiser is ~10x slower than JSON.stringify + json.loads for thousands of nodes.
+// serialiser is ~10x slower than JSON.stringify + json.loads for thousands of nodes, and the
+// payload is kept compact (tables for tags, styles and contexts; one XPath step per node) because
+// moving the string through the driver costs more than the walk itself.
 //
 // Each node is an array:
-//   [parent, tag, xpath, xpathAll, left, top, right, bottom, text, style, inside, depth]
-// parent: index into the node list (-1 for the root); tag: upper-case or "#text"; xpath: Webis-style,
-// counting visible siblings only; xpathAll: counting all siblings (resolves against the serialised
-// DOM); boxes in page coordinates (viewport rect + scroll offset); text: own text of text nodes,
-// whitespace collapsed; style: computed values in the order of args.styles (null for text nodes);
-// inside: context names joined by ","; depth: number of XPath steps minus one (BODY = 1).
+//   [parent, tag, visibleIndex, allIndex, left, top, right, bottom, text, style, inside]
+// parent: index into the node list (-1 for the root); tag: index into `tags` (text nodes use
+// "#text"); visibleIndex / allIndex: the 1-based index of the node's XPath step counting visible
+// siblings only (Webis) / all siblings; boxes in page coordinates (viewport rect + scroll offset);
+// text: own text of text nodes, whitespace collapsed; style: index into `styles` (-1 for text
+// nodes), each entry the computed values in the order of args.styles; inside: index into
+// `insides`, context names joined by ",". The root's own XPaths come as rootXpath/rootXpathAll.
 (args) => {
   const started = performance.now();
   const contexts = args.contexts;
@@ -18,9 +21,31 @@
   const scrollY = window.scrollY;
   const root = document.documentElement;
   const body = document.body;
-  const nodes = [];
   const pageHeight = Math.max(root ? root.scrollHeight : 0, body ? body.scrollHeight : 0);
   const round = (value) => Math.round(value * 100) / 100;
+
+  // Interning tables: most elements share a tag, a style and a context set.
+  function table() {
+    const values = [];
+    const index = new Map();
+    return {
+      values,
+      id(key) {
+        let found = index.get(key);
+        if (found === undefined) {
+          found = values.length;
+          values.push(key);
+          index.set(key, found);
+        }
+        return found;
+      },
+    };
+  }
+  const tags = table();
+  const styles = table();
+  const insides = table();
+  const TEXT = tags.id("#text");
+  const nodes = [];
 
   const isVisibleElement = (el) =>
     !skipped.has(el.tagName.toUpperCase()) &&
@@ -28,8 +53,7 @@
   const isText = (node) => node.nodeType === 3 || node.nodeType === 4;
   const isBlank = (node) => !/\S/.test(node.data);
 
-  // Steps for every child of `parent`: [child, stepVisible|null, stepAll], in document order.
-  // stepVisible is null for children that are not captured (invisible, blank or skipped).
+  // Steps for every child of `parent`: [child, tag, visibleIndex (0 = not captured), allIndex].
   function childSteps(parent) {
     const allCounts = new Map();
     const visibleCounts = new Map();
@@ -41,21 +65,20 @@
         const tag = child.tagName.toUpperCase();
         const all = (allCounts.get(tag) || 0) + 1;
         allCounts.set(tag, all);
-        let visibleStep = null;
+        let visible = 0;
         if (isVisibleElement(child)) {
-          const visible = (visibleCounts.get(tag) || 0) + 1;
+          visible = (visibleCounts.get(tag) || 0) + 1;
           visibleCounts.set(tag, visible);
-          visibleStep = `${tag}[${visible}]`;
         }
-        steps.push([child, visibleStep, `${tag}[${all}]`]);
+        steps.push([child, tag, visible, all]);
       } else if (isText(child)) {
         textAll += 1;
-        let visibleStep = null;
+        let visible = 0;
         if (!isBlank(child)) {
           textVisible += 1;
-          visibleStep = `text()[${textVisible}]`;
+          visible = textVisible;
         }
-        steps.push([child, visibleStep, `text()[${textAll}]`]);
+        steps.push([child, "#text", visible, textAll]);
       }
     }
     return steps;
@@ -72,14 +95,17 @@
 
   function styleOf(el) {
     const computed = getComputedStyle(el);
-    return styleNames.map((name) => {
-      const value = computed.getPropertyValue(name);
-      return value.length > maxStyleChars ? value.slice(0, maxStyleChars) : value;
-    });
+    let key = "";
+    for (let i = 0; i < styleNames.length; i += 1) {
+      let value = computed.getPropertyValue(styleNames[i]);
+      if (value.length > maxStyleChars) value = value.slice(0, maxStyleChars);
+      key += (i ? "\u0000" : "") + value;
+    }
+    return styles.id(key);
   }
 
   function rootSteps(el) {
-    // XPath of the root from <html> down, both ways of counting.
+    // XPath of the root from <html> down, both ways of counting, and the contexts it opens.
     const chain = [];
     for (let node = el; node && node.nodeType === 1; node = node.parentNode) chain.unshift(node);
     let visible = "";
@@ -95,49 +121,58 @@
         continue;
       }
       const step = childSteps(parent).find((entry) => entry[0] === node);
-      visible += "/" + (step[1] || step[2]);
-      all += "/" + step[2];
+      visible += `/${tag}[${step[2] || step[3]}]`;
+      all += `/${tag}[${step[3]}]`;
     }
     return [visible, all, inside, chain.length - 1];
   }
 
+  let rootXpath = "";
+  let rootXpathAll = "";
+  let rootDepth = 0;
   if (body) {
     const range = document.createRange();
     const [xpath, xpathAll, inside, depth] = rootSteps(body);
-    // Stack entries: [node, parentIndex, xpath, xpathAll, inside, depth]
-    const stack = [[body, -1, xpath, xpathAll, inside, depth]];
+    rootXpath = xpath;
+    rootXpathAll = xpathAll;
+    rootDepth = depth;
+    // Stack entries: [node, parentIndex, tag, visibleIndex, allIndex, inside]
+    const stack = [[body, -1, body.tagName.toUpperCase(), 1, 1, inside]];
     while (stack.length) {
-      const [node, parent, path, pathAll, context, level] = stack.pop();
+      const [node, parent, tag, visible, all, context] = stack.pop();
       let rect;
       if (node.nodeType === 1) {
         rect = node.getBoundingClientRect();
-        const tag = node.tagName.toUpperCase();
-        nodes.push([parent, tag, path, pathAll,
+        nodes.push([parent, tags.id(tag), visible, all,
           round(rect.left + scrollX), round(rect.top + scrollY),
           round(rect.right + scrollX), round(rect.bottom + scrollY),
-          "", styleOf(node), context, level]);
+          "", styleOf(node), insides.id(context)]);
         const index = nodes.length - 1;
         const steps = childSteps(node);
         for (let i = steps.length - 1; i >= 0; i -= 1) {
-          const [child, visibleStep, allStep] = steps[i];
-          if (visibleStep === null) continue;
-          const childContext = child.nodeType === 1
-            ? withContext(context, child.tagName.toUpperCase()) : context;
-          stack.push([child, index, `${path}/${visibleStep}`, `${pathAll}/${allStep}`,
-            childContext, level + 1]);
+          const [child, childTag, childVisible, childAll] = steps[i];
+          if (childVisible === 0) continue;
+          const childContext = childTag === "#text" ? context : withContext(context, childTag);
+          stack.push([child, index, childTag, childVisible, childAll, childContext]);
         }
       } else {
         range.selectNodeContents(node);
         rect = range.getBoundingClientRect();
-        nodes.push([parent, "#text", path, pathAll,
+        nodes.push([parent, TEXT, visible, all,
           round(rect.left + scrollX), round(rect.top + scrollY),
           round(rect.right + scrollX), round(rect.bottom + scrollY),
-          node.data.replace(/\s+/g, " ").trim(), null, context, level]);
+          node.data.replace(/\s+/g, " ").trim(), -1, insides.id(context)]);
       }
     }
   }
   return JSON.stringify({
     nodes: nodes,
+    tags: tags.values,
+    styles: styles.values.map((key) => key.split("\u0000")),
+    insides: insides.values,
+    rootXpath: rootXpath,
+    rootXpathAll: rootXpathAll,
+    rootDepth: rootDepth,
     height: pageHeight,
     width: root ? root.scrollWidth : 0,
     walk_ms: performance.now() - started,
