@@ -1,0 +1,82 @@
+"""`wps capture`: writes a capture folder; on failure one stderr line, its exit code, no folder."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from wps.cli import main
+from wps.errors import BrowserNotFoundError, HttpStatusError, NetworkError, NotHtmlError
+from wps.model import PageCapture
+
+FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10"]
+
+
+def test_capture_writes_a_loadable_folder(page_server, tmp_path, capsys):
+    url = page_server.add_html(
+        "/cli-page", "<!doctype html><title>CLI</title><body style='margin:0'>"
+        "<div style='width:200px;height:30px'>hello cli</div></body>")
+    out = tmp_path / "capture"
+    assert main(["capture", url, "--out", str(out), "--width", "1024", *FAST]) == 0
+    assert sorted(path.name for path in out.iterdir()) == [
+        "capture.json", "dom.html", "screenshot.png"]
+    capture = PageCapture.load(out)
+    assert capture.url == url and capture.title == "CLI" and capture.width == 1024
+    assert [node.text for node in capture.nodes if node.is_text] == ["hello cli"]
+    assert capture.nodes[1].bbox == (0, 0, 200, 30)
+    assert "hello cli" in (out / "dom.html").read_text(encoding="utf-8")
+    assert capsys.readouterr().err.startswith(f"{url}: 3 nodes, 1024x768 px")
+
+
+def test_no_screenshot_option(page_server, tmp_path):
+    url = page_server.add_html("/cli-noshot", "<p>no shot</p>")
+    out = tmp_path / "capture"
+    assert main(["capture", url, "--out", str(out), "--no-screenshot", *FAST]) == 0
+    assert not (out / "screenshot.png").exists()
+    assert PageCapture.load(out).screenshot is None
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("kind", ["404", "refused", "json"])
+def test_failures_print_one_line_and_leave_no_output(page_server, tmp_path, capsys, kind):
+    if kind == "404":
+        url, error = page_server.url("/cli-missing"), HttpStatusError
+    elif kind == "refused":
+        url, error = f"http://127.0.0.1:{closed_port()}/", NetworkError
+    else:
+        page_server.routes["/cli.json"] = (200, "application/json", b"[]")
+        url, error = page_server.url("/cli.json"), NotHtmlError
+    out = tmp_path / "capture"
+    assert main(["capture", url, "--out", str(out), *FAST]) == error.exit_code
+    err = capsys.readouterr().err
+    assert err.startswith(f"wps: error: {url}: ") and err.count("\n") == 1
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_missing_chromium_exit_code(page_server, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("WPS_CHROMIUM", "/nonexistent/chromium")
+    url = page_server.add_html("/cli-nobrowser", "<p>x</p>")
+    out = tmp_path / "capture"
+    assert main(["capture", url, "--out", str(out)]) == BrowserNotFoundError.exit_code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "/nonexistent/chromium" in err and not out.exists()
+
+
+def test_console_script_has_no_traceback_without_debug(page_server, tmp_path):
+    url = page_server.url("/cli-missing-subprocess")
+    out = tmp_path / "capture"
+    command = [sys.executable, "-m", "wps", "capture", url, "--out", str(out), *FAST]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert result.returncode == HttpStatusError.exit_code
+    assert result.stderr == f"wps: error: {url}: HTTP 404 Not Found\n"
+    assert not out.exists()
