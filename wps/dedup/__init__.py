@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from ..errors import UsageError
 from ..model import Segment
 from . import minhash
-from .rabin import chunk_text
+from .rabin import chunk_digests, normalise_text
 from .simhash import NEAR_DUPLICATE_DISTANCE, simhash
 from .store import DedupStore, default_store_path
 
@@ -74,11 +74,24 @@ class Deduplicator:
     fails, with ``kept = False``.
     """
 
+    LIMIT_REFRESH_PAGES = 16
+    """Pages of a site between two computations of its frequent-shingle limit (a full scan of the
+    site's shingles); the limit moves slowly once a site has a few pages."""
+
     def __init__(self, store_path: str | Path | None = None,
                  settings: DedupSettings | None = None) -> None:
         self.settings = settings or DedupSettings()
         self.settings.validate()
         self.store = DedupStore(store_path if store_path is not None else default_store_path())
+        self._limits: dict[str, tuple[int | None, int]] = {}
+
+    def _frequent_limit(self, site: str) -> int | None:
+        limit, age = self._limits.get(site, (None, self.LIMIT_REFRESH_PAGES))
+        if age >= self.LIMIT_REFRESH_PAGES:
+            limit, age = self.store.frequent_shingle_limit(
+                site, self.settings.frequent_shingle_fraction), 0
+        self._limits[site] = (limit, age + 1)
+        return limit
 
     def close(self) -> None:
         self.store.close()
@@ -95,9 +108,9 @@ class Deduplicator:
         settings = self.settings
         with self.store.transaction():
             page, is_new = self.store.page(site, url)
-            chunked = [chunk_text(segment.text) for segment in segments]
-            seen = self.store.seen_chunks(site, (c.digest for cs in chunked for c in cs), page)
-            limit = self.store.frequent_shingle_limit(site, settings.frequent_shingle_fraction)
+            chunked = [_chunks(segment.text) for segment in segments]
+            seen = self.store.seen_chunks(site, (d for cs in chunked for d, _ in cs), page)
+            limit = self._frequent_limit(site)
             shingle_sets = [minhash.shingles(s.text, words=settings.shingle_words,
                                              min_tokens=settings.min_block_tokens)
                             for s in segments]
@@ -107,8 +120,8 @@ class Deduplicator:
             simhashes: list[tuple[str, int]] = []
             signatures: list[tuple[str, Any, list[int]]] = []
             for segment, chunks, shingle_set in zip(segments, chunked, shingle_sets):
-                total = sum(chunk.size for chunk in chunks)
-                duplicated = sum(chunk.size for chunk in chunks if chunk.digest in seen)
+                total = sum(size for _, size in chunks)
+                duplicated = sum(size for digest, size in chunks if digest in seen)
                 share = duplicated / total if total else 0.0
                 segment.stats[REASON_CHUNKS] = share
                 report: dict[str, Any] = {"site": site, "page_order": page,
@@ -116,36 +129,48 @@ class Deduplicator:
                 segment.extra["dedup"] = report
                 if settings.max_chunk_share is not None and share > settings.max_chunk_share:
                     _drop(segment, REASON_CHUNKS)
-                value = simhash(segment.text)
-                segment.extra["simhash"] = f"{value:016x}" if value is not None else None
-                if value is not None:
-                    simhashes.append((segment.id, value))
-                    if settings.simhash_max_distance is not None:
-                        matches = self.store.similar_simhashes(site, value, page,
-                                                               settings.simhash_max_distance)
-                        if matches:
-                            other_page, other_id, distance = matches[0]
-                            report["simhash_match"] = {"url": self.store.page_url(other_page),
-                                                       "segment_id": other_id, "distance": distance}
-                            _drop(segment, REASON_SIMHASH)
+                value = self._simhash_rule(site, page, segment, report, simhashes)
                 if limit is not None:
                     shingle_set = {s for s in shingle_set if frequencies.get(s, 0) <= limit}
-                signature = minhash.signature(shingle_set)
-                if signature is None:
-                    continue
-                bands = minhash.band_hashes(signature)
-                signatures.append((segment.id, signature, bands))
-                if settings.minhash_threshold is not None:
-                    best = self._best_minhash(site, signature, bands, page)
-                    if best is not None and best[2] >= settings.minhash_threshold:
-                        report["minhash_match"] = {"url": self.store.page_url(best[0]),
-                                                   "segment_id": best[1], "resemblance": best[2]}
-                        _drop(segment, REASON_MINHASH)
-            self.store.add_chunks(site, {(c.digest, c.size) for cs in chunked for c in cs}, page)
+                self._minhash_rule(site, page, segment, shingle_set, report, signatures)
+            self.store.add_chunks(site, {chunk for chunks in chunked for chunk in chunks}, page)
             self.store.replace_simhashes(site, page, simhashes)
             self.store.replace_minhashes(site, page, signatures)
             if is_new:
                 self.store.count_shingles(site, page_shingles)
+
+    def _simhash_rule(self, site: str, page: int, segment: Segment, report: dict[str, Any],
+                      stored: list[tuple[str, int]]) -> None:
+        value = simhash(segment.text)
+        segment.extra["simhash"] = f"{value:016x}" if value is not None else None
+        if value is None:
+            return
+        max_distance = self.settings.simhash_max_distance
+        matches = self.store.similar_simhashes(site, value, page, max_distance or 0)
+        # an exact repeat of an earlier segment is not stored again: the first copy answers later
+        # lookups, and lookups stay fast on sites whose pages share boilerplate
+        if not matches or matches[0][2] > 0:
+            stored.append((segment.id, value))
+        if matches and max_distance is not None:
+            other_page, other_id, distance = matches[0]
+            report["simhash_match"] = {"url": self.store.page_url(other_page),
+                                       "segment_id": other_id, "distance": distance}
+            _drop(segment, REASON_SIMHASH)
+
+    def _minhash_rule(self, site: str, page: int, segment: Segment, shingle_set: set[int],
+                      report: dict[str, Any], stored: list[tuple[str, Any, list[int]]]) -> None:
+        signature = minhash.signature(shingle_set)
+        if signature is None:
+            return
+        bands = minhash.band_hashes(signature)
+        best = self._best_minhash(site, signature, bands, page)
+        if best is None or best[2] < 1.0:       # identical signatures are stored once
+            stored.append((segment.id, signature, bands))
+        threshold = self.settings.minhash_threshold
+        if threshold is not None and best is not None and best[2] >= threshold:
+            report["minhash_match"] = {"url": self.store.page_url(best[0]),
+                                       "segment_id": best[1], "resemblance": best[2]}
+            _drop(segment, REASON_MINHASH)
 
     def _best_minhash(self, site: str, signature: Any, bands: list[int],
                       page: int) -> tuple[int, str, float] | None:
@@ -155,6 +180,12 @@ class Deduplicator:
             if best is None or value > best[2]:
                 best = (other_page, other_id, value)
         return best
+
+
+def _chunks(text: str) -> list[tuple[int, int]]:
+    """``(digest, size)`` of the Rabin chunks of the normalised text."""
+    ends, digests = chunk_digests(normalise_text(text))
+    return [(digest, end - start) for digest, start, end in zip(digests, [0, *ends[:-1]], ends)]
 
 
 def _drop(segment: Segment, reason: str) -> None:

@@ -26,7 +26,7 @@ import xxhash
 
 __all__ = [
     "WINDOW", "MAX_CHUNK", "BASE", "MIX", "Chunk", "normalise_text", "chunk_boundaries",
-    "chunk_boundaries_reference", "chunk_bytes", "chunk_text",
+    "chunk_boundaries_reference", "chunk_digests", "chunk_bytes", "chunk_text",
 ]
 
 WINDOW = 32
@@ -143,16 +143,17 @@ def chunk_boundaries_reference(data: bytes, *, window: int = WINDOW,
     return ends
 
 
+def chunk_digests(data: bytes) -> tuple[list[int], list[int]]:
+    """End offsets and xxh3-64 digests of the chunks of ``data`` (the fast path: no objects)."""
+    ends = chunk_boundaries(data)
+    digest = xxhash.xxh3_64_intdigest
+    return ends, [digest(data[start:end]) for start, end in zip([0, *ends[:-1]], ends)]
+
+
 def chunk_bytes(data: bytes) -> list[Chunk]:
     """Chunks of ``data`` with their xxh3-64 digests."""
-    chunks: list[Chunk] = []
-    start = 0
-    digest = xxhash.xxh3_64_intdigest
-    view = memoryview(data)
-    for end in chunk_boundaries(data):
-        chunks.append(Chunk(start, end, digest(view[start:end])))
-        start = end
-    return chunks
+    ends, digests = chunk_digests(data)
+    return [Chunk(start, end, digest) for start, end, digest in zip([0, *ends[:-1]], ends, digests)]
 
 
 def chunk_text(text: str) -> list[Chunk]:

@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS simhashes_band1 ON simhashes (site, band1);
 CREATE INDEX IF NOT EXISTS simhashes_band2 ON simhashes (site, band2);
 CREATE INDEX IF NOT EXISTS simhashes_band3 ON simhashes (site, band3);
 CREATE INDEX IF NOT EXISTS simhashes_page ON simhashes (page);
+CREATE INDEX IF NOT EXISTS simhashes_value ON simhashes (site, simhash);
 CREATE TABLE IF NOT EXISTS shingles (
     site TEXT NOT NULL, shingle INTEGER NOT NULL, pages INTEGER NOT NULL,
     PRIMARY KEY (site, shingle)) WITHOUT ROWID;
@@ -177,7 +178,16 @@ class DedupStore:
     # ------------------------------------------------------------------------------ simhashes
     def similar_simhashes(self, site: str, value: int, before_page: int,
                           max_distance: int) -> list[tuple[int, str, int]]:
-        """``(page, segment_id, distance)`` of earlier segments within ``max_distance`` bits."""
+        """``(page, segment_id, distance)`` of earlier segments within ``max_distance`` bits.
+
+        An exact repeat (distance 0) is answered from the value index alone: repeated boilerplate
+        would otherwise make every page scan all earlier copies of it.
+        """
+        exact = self._execute(
+            "SELECT page, segment_id FROM simhashes WHERE site = ? AND simhash = ? AND page < ?"
+            " ORDER BY page LIMIT 1", (site, _signed(value), before_page)).fetchone()
+        if exact is not None:
+            return [(int(exact[0]), str(exact[1]), 0)]
         bands = [(value >> (16 * index)) & 0xFFFF for index in range(4)]
         rows = self._execute(
             "SELECT page, segment_id, simhash FROM simhashes WHERE site = ? AND page < ? AND"
