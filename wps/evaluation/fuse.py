@@ -25,7 +25,8 @@ from .geometry import (
     segment_json,
 )
 from .resources import load_page
-from .sizes import canonical_size_function, edge_weight, node_clustering, segmentation_subsets
+from .edges import edge_weights
+from .sizes import canonical_size_function, node_clustering, segmentation_subsets
 from .webis_json import WebisSegmentations, parse_segmentations
 
 MIN_ANNOTATORS = 3
@@ -175,7 +176,7 @@ def fuse_segmentations(
             weights = np.asarray([areas[i] for i in keep], dtype=float)
         else:
             edges = page.edge_pixels(size_function)
-            weights = np.asarray([edge_weight(r, edges) for r in regions], dtype=float)
+            weights = edge_weights(regions, edges)
     annotators = np.stack(
         [membership[:, subset].any(axis=1) for subset in subsets], axis=1
     ).sum(axis=1) if subsets else np.zeros(len(regions), dtype=int)

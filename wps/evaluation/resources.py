@@ -29,8 +29,13 @@ class EdgePixels:
     ys: np.ndarray
     values: np.ndarray
     """Mask value of each listed pixel in (0, 1] (1 for the dataset's 1-bit PNGs)."""
+    width: int = 0
+    height: int = 0
+    """Size of the mask (the page's screenshot)."""
 
-    def window(self, left: float, top: float, right: float, bottom: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def window(
+        self, left: float, top: float, right: float, bottom: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Centres (float) and values of the pixels whose centre lies in the box."""
         first_row = max(int(np.floor(top - 0.5)), -1)
         last_row = min(int(np.ceil(bottom - 0.5)), 2**31 - 1)
@@ -140,4 +145,6 @@ def _read_edge_mask(path: Path) -> EdgePixels:
     if mask.ndim == 3:
         mask = mask[..., 0]
     ys, xs = np.nonzero(mask)
-    return EdgePixels(xs.astype(np.int32), ys.astype(np.int32), mask[ys, xs])
+    return EdgePixels(
+        xs.astype(np.int32), ys.astype(np.int32), mask[ys, xs], mask.shape[1], mask.shape[0]
+    )

@@ -15,8 +15,9 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from ..errors import UsageError
-from .geometry import BUFFER_QUAD_SEGMENTS, Overlay, clean_pixel_geometries, planar_overlay
-from .resources import EdgePixels, GroundTruthPage
+from .edges import edge_weights
+from .geometry import Overlay, clean_pixel_geometries, planar_overlay
+from .resources import GroundTruthPage
 
 SIZE_FUNCTIONS = ("pixels", "edges-fine", "edges-coarse", "nodes", "chars")
 SIZE_FUNCTION_ALIASES = {"area": "pixels", "identity": "nodes", "ncharacters": "chars"}
@@ -85,20 +86,8 @@ def pixel_clustering(
         if page is None:
             raise UsageError(f"size function {size_function!r} needs the page's edge masks")
         edges = page.edge_pixels(size_function)
-        weights = np.asarray([edge_weight(region, edges) for region in pixels.overlay.regions])
+        weights = edge_weights(pixels.overlay.regions, edges)
     return Clustering(pixels.membership, weights.reshape(-1), pixels.subsets)
-
-
-def edge_weight(region: BaseGeometry, edges: EdgePixels) -> float:
-    """Mask values at pixel centres inside the region grown by 1 px (``st_buffer(region, 1)``)."""
-    grown = shapely.buffer(region, 1.0, quad_segs=BUFFER_QUAD_SEGMENTS)
-    left, top, right, bottom = grown.bounds
-    xs, ys, values = edges.window(left, top, right, bottom)
-    if xs.size == 0:
-        return 0.0
-    shapely.prepare(grown)
-    inside = shapely.contains_xy(grown, xs, ys)
-    return float(values[inside].sum())
 
 
 def node_clustering(
