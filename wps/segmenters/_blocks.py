@@ -1,0 +1,243 @@
+"""Step 1 of the DOM-cohesion segmenter: records, blocks and their heterogeneity.
+
+Follows the 2023 prototype's procedure (algorithms.md §1.1, step 1): walk the element tree
+breadth-first from ``<body>``; among the children of each parent compare sibling windows of size
+1..max_ws; a window whose skeleton equals the previous or the next window's is a *record*, its parent
+a *block*. Descendants of a record are not searched again (a record is one unit), and every ancestor
+of a block becomes a *container*. Backtracking is implicit: the siblings of records and the siblings
+of containers that are no records stay single units (a heading before a list), and block promotion
+is what the elimination step does with a homogeneous container — it is emitted whole.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import PageCapture
+from ._tree_edit import ElementTree, TreeEditCache
+
+# Tags that flow inside a line; text nodes under them belong to the enclosing block for reading
+# order, and they do not make a record "compound".
+INLINE_TAGS = frozenset(
+    "A ABBR B BDI BDO BR CITE CODE DATA DFN EM FONT I IMG KBD LABEL MARK Q S SAMP SMALL SPAN "
+    "STRONG SUB SUP TIME U VAR WBR INPUT BUTTON SELECT TEXTAREA SVG PICTURE #text".split()
+)
+
+
+@dataclass(slots=True)
+class BlockStructure:
+    """What step 1 found: the element tree, records per block, H per block and container."""
+
+    page: PageCapture
+    tree: ElementTree
+    root: int
+    records: dict[int, list[tuple[int, ...]]] = field(default_factory=dict)
+    """Block node id → its records (groups of sibling node ids) in document order."""
+    record_of: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """Record member id → the record it belongs to."""
+    containers: set[int] = field(default_factory=set)
+    """Ancestors of blocks (and the root): layout regions that hold blocks."""
+    heterogeneity: dict[int, float] = field(default_factory=dict)
+    """H of every block and container (std of its children's pairwise TEDs)."""
+    ted_computed: int = 0
+
+    def population(self) -> list[float]:
+        """The H values the IQR fence is computed over: blocks with at least two element children."""
+        return [h for node, h in self.heterogeneity.items() if len(self.tree.children[node]) >= 2]
+
+    def member_children(self, node: int) -> list[int]:
+        return self.tree.children[node]
+
+    def child_groups(self, node: int) -> list[list[int]]:
+        """The node's children as emission units: records as groups, other children singly."""
+        groups: list[list[int]] = []
+        seen: set[tuple[int, ...]] = set()
+        page = self.page
+        kids = self.tree.children[node] if node >= len(page.nodes) else page.children(node)
+        for kid in kids:
+            record = self.record_of.get(kid)
+            if record is not None and len(record) > 1:
+                if record not in seen:
+                    seen.add(record)
+                    groups.append(list(record))
+            elif page.nodes[kid].is_text:
+                box = page.nodes[kid].bbox
+                if box[2] > box[0] and box[3] > box[1]:
+                    groups.append([kid])
+            else:
+                groups.append([kid])
+        return groups
+
+    def compound_records(self, node: int, min_chars: int) -> bool:
+        """True when the block's records are content units (posts, results), not menu items."""
+        records = self.records.get(node, [])
+        if len(records) < 2:
+            return False
+        for record in records:
+            if len(record) == 1:
+                block_children = [
+                    kid for kid in self.tree.children[record[0]]
+                    if self.tree.tags[kid] not in INLINE_TAGS
+                ]
+                if len(block_children) < 2:
+                    return False
+        lengths = [
+            sum(len(self.page.text_of(member)) for member in record) for record in records
+        ]
+        return float(np.median(lengths)) >= min_chars
+
+    def kind(self, node: int, group_size: int) -> str:
+        if group_size > 1 or node in self.record_of:
+            return "record"
+        if node in self.records:
+            return "block"
+        if node in self.containers:
+            return "container"
+        return "single"
+
+
+def find_blocks(
+    page: PageCapture,
+    *,
+    grain_segment: bool,
+    segment_min_level: int,
+    max_window_size: int,
+    max_children_for_ted: int,
+    max_subtree_nodes_for_ted: int,
+) -> BlockStructure:
+    """Records by sibling-window skeleton matching, then H for every block and container."""
+    tree = _element_tree(page)
+    blocks = BlockStructure(page=page, tree=tree, root=tree.root)
+    skeleton = tree.skeleton
+    inside_record = [False] * len(tree.tags)
+    depth = {tree.root: 0}
+    queue = deque([tree.root])
+    while queue:
+        parent = queue.popleft()
+        kids = tree.children[parent]
+        queue.extend(kids)
+        for kid in kids:
+            depth[kid] = depth[parent] + 1
+        if inside_record[parent]:
+            for kid in kids:
+                inside_record[kid] = True
+            continue
+        if depth[parent] < segment_min_level or len(kids) < 2:
+            continue
+        for record in _match_windows([skeleton[k] for k in kids], grain_segment, max_window_size):
+            members = tuple(kids[index] for index in record)
+            blocks.records.setdefault(parent, []).append(members)
+            for member in members:
+                blocks.record_of[member] = members
+                inside_record[member] = True
+    parent_of = _element_parents(tree)
+    blocks.containers.add(tree.root)
+    for block in blocks.records:
+        node = parent_of.get(block)
+        while node is not None and node not in blocks.containers:
+            blocks.containers.add(node)
+            node = parent_of.get(node)
+    distances = TreeEditCache(tree, max_subtree_nodes_for_ted)
+    for node in blocks.containers | set(blocks.records):
+        blocks.heterogeneity[node] = distances.heterogeneity(tree.children[node],
+                                                             max_children_for_ted)
+    blocks.ted_computed = distances.computed
+    return blocks
+
+
+def _match_windows(skeletons: list[int], grain_segment: bool, max_window_size: int) -> list[range]:
+    """Records among one parent's children: windows equal to their previous or next window."""
+    count = len(skeletons)
+
+    def key(start: int, size: int) -> tuple[int, ...]:
+        window = skeletons[start:start + size]
+        if grain_segment:
+            return tuple(window)
+        collapsed = [window[0]]
+        for item in window[1:]:
+            if item != collapsed[-1]:
+                collapsed.append(item)
+        return tuple(collapsed)
+
+    records: list[range] = []
+    max_size = min(count // 2, max_window_size)
+    index = 0
+    while index < count:
+        matched = 0
+        for size in range(1, min(max_size, count - index) + 1):
+            current = key(index, size)
+            if (index - size >= 0 and key(index - size, size) == current) or (
+                index + 2 * size <= count and key(index + size, size) == current
+            ):
+                matched = size
+                break
+        if matched:
+            records.append(range(index, index + matched))
+            max_size = matched
+            index += matched
+        else:
+            index += 1
+    return records
+
+
+def _element_tree(page: PageCapture) -> ElementTree:
+    """Element nodes under ``<body>`` (or a virtual root over the capture's roots)."""
+    count = len(page.nodes)
+    tags = [node.tag for node in page.nodes] + ["#root"]
+    children: list[list[int]] = [[] for _ in range(count + 1)]
+    for node in page.nodes:
+        if not node.is_text and node.parent is not None:
+            children[node.parent].append(node.id)
+    body = next((node.id for node in page.nodes if node.tag == "BODY"), None)
+    if body is not None:
+        root = body
+    else:
+        tops = [node.id for node in page.nodes if node.parent is None and not node.is_text]
+        if len(tops) == 1:
+            root = tops[0]
+        else:
+            root = count
+            children[count] = tops
+    return ElementTree.build(tags, children, root)
+
+
+def _element_parents(tree: ElementTree) -> dict[int, int]:
+    parents: dict[int, int] = {}
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        for kid in tree.children[node]:
+            parents[kid] = node
+            stack.append(kid)
+    return parents
+
+
+def subtree_ids(page: PageCapture, node: int) -> list[int]:
+    """The node and its descendants in document order."""
+    return [node, *page.descendants(node)]
+
+
+def reading_text(page: PageCapture, node_ids: list[int]) -> str:
+    """Text of the nodes in document order: spaces inside a block element, newlines between blocks."""
+    pieces: list[str] = []
+    previous_block: int | None = None
+    for node_id in node_ids:
+        node = page.nodes[node_id]
+        if not node.is_text or not node.text.strip():
+            continue
+        block = _enclosing_block(page, node_id)
+        if pieces:
+            pieces.append(" " if block == previous_block else "\n")
+        pieces.append(" ".join(node.text.split()))
+        previous_block = block
+    return "".join(pieces)
+
+
+def _enclosing_block(page: PageCapture, node_id: int) -> int | None:
+    parent = page.nodes[node_id].parent
+    while parent is not None and page.nodes[parent].tag in INLINE_TAGS:
+        parent = page.nodes[parent].parent
+    return parent
