@@ -1,0 +1,188 @@
+"""``wps batch``: render many pages with a pool of workers, one Chromium each, resumable.
+
+Layout of the output folder::
+
+    DIR/<key>/              one page: capture.json, dom.html, screenshot.png (+ pipeline outputs)
+    DIR/.done/<key>         completion marker (JSON: url, segmenter), written after the page's
+                            folder; a rerun with the same segmenter skips the page
+    DIR/failures.jsonl      this run's failures: {"url", "error", "message", "exit_code"}
+    DIR/summary.json        counts and timings of the last run
+
+``<key>`` is the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL). Markers and the
+failures file are written by the parent process only, so workers never race on them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import IO, Iterator
+
+from ..capture import CaptureOptions
+from ..errors import UsageError
+from .sources import source_key
+from .worker import PageResult, PageTask, run_page
+
+DONE_FOLDER = ".done"
+FAILURES_FILE = "failures.jsonl"
+SUMMARY_FILE = "summary.json"
+
+
+@dataclass(slots=True)
+class BatchOptions:
+    """How a batch runs; ``capture`` holds the rendering options of every page."""
+
+    workers: int = 1
+    segmenter: str | None = None
+    restart_every: int | None = 50
+    """Restart each worker's Chromium after this many pages (bounds memory growth)."""
+    capture: CaptureOptions = field(default_factory=CaptureOptions)
+    progress: bool | None = None
+    """Show a tqdm bar: ``None`` = only on a terminal."""
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise UsageError(f"--workers must be at least 1, got {self.workers}")
+        if self.restart_every is not None and self.restart_every < 1:
+            raise UsageError(f"--restart-every must be at least 1, got {self.restart_every}")
+
+
+@dataclass(slots=True)
+class BatchSummary:
+    total: int = 0
+    done: int = 0
+    skipped: int = 0
+    """Pages finished by an earlier run (completion marker present)."""
+    failed: int = 0
+    seconds: float = 0.0
+    failures_path: str = ""
+
+    def line(self) -> str:
+        text = (f"batch: {self.total} pages: {self.done} done, {self.skipped} skipped "
+                f"(already done), {self.failed} failed in {self.seconds:.1f} s")
+        if self.failed:
+            text += f" (see {self.failures_path})"
+        return text
+
+
+def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) -> BatchSummary:
+    """Process every source into ``out_dir``; failures are recorded, never raised."""
+    from tqdm import tqdm
+
+    started = time.perf_counter()
+    out = Path(out_dir)
+    done_dir = out / DONE_FOLDER
+    done_dir.mkdir(parents=True, exist_ok=True)
+    if options.segmenter is not None:
+        from ..segmenters import build_segmenter
+
+        build_segmenter(options.segmenter)  # an unknown name fails now, not once per page
+    summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
+    tasks = []
+    for source in sources:
+        key = source_key(source)
+        if _is_done(done_dir / key, options.segmenter):
+            summary.skipped += 1
+        else:
+            tasks.append(PageTask(source, str(out / key), options.segmenter, options.capture,
+                                  options.restart_every))
+    bar = tqdm(total=len(sources), initial=summary.skipped, unit="page", file=sys.stderr,
+               disable=None if options.progress is None else not options.progress,
+               dynamic_ncols=True)
+    with open(out / FAILURES_FILE, "w", encoding="utf-8") as failures:
+        for result in _results(tasks, options.workers):
+            if result.ok:
+                _mark_done(done_dir / source_key(result.source), result, options.segmenter)
+                summary.done += 1
+            else:
+                _record_failure(failures, result)
+                summary.failed += 1
+            bar.update(1)
+            bar.set_postfix(failed=summary.failed, refresh=False)
+    bar.close()
+    summary.seconds = time.perf_counter() - started
+    _write_summary(out / SUMMARY_FILE, summary)
+    return summary
+
+
+def _results(tasks: list[PageTask], workers: int) -> Iterator[PageResult]:
+    """Results in completion order; one worker runs in this process (no pool to start)."""
+    if not tasks:
+        return
+    if workers == 1:
+        for task in tasks:
+            yield run_page(task)
+        return
+    pending = list(reversed(tasks))
+    while pending:
+        # A pool whose worker died (killed, out of memory) is broken: the pages it held fail,
+        # and a new pool takes the rest.
+        with ProcessPoolExecutor(max_workers=min(workers, len(pending)),
+                                 mp_context=get_context("spawn")) as pool:
+            running: dict[Future[PageResult], PageTask] = {}
+            broken = False
+            while (pending or running) and not broken:
+                while pending and len(running) < 2 * workers:
+                    task = pending.pop()
+                    running[pool.submit(run_page, task)] = task
+                finished = next(_as_completed(running))
+                task = running.pop(finished)
+                try:
+                    yield finished.result()
+                except BrokenProcessPool:
+                    broken = True
+                    yield _died(task)
+            if broken:
+                for future, task in running.items():
+                    try:
+                        yield future.result(timeout=0)
+                    except Exception:
+                        yield _died(task)
+
+
+def _as_completed(running: dict[Future[PageResult], PageTask]) -> Iterator[Future[PageResult]]:
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+    yield from finished
+
+
+def _died(task: PageTask) -> PageResult:
+    return PageResult(task.source, task.out_dir, False, 0.0, "WorkerDied",
+                      f"{task.source}: worker process died while rendering the page", 1)
+
+
+def _is_done(marker: Path, segmenter: str | None) -> bool:
+    """A page is done if its marker exists and names the same segmenter (a new one redoes it)."""
+    try:
+        record = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("segmenter") == segmenter
+
+
+def _mark_done(marker: Path, result: PageResult, segmenter: str | None) -> None:
+    record = {"url": result.source, "segmenter": segmenter, "seconds": round(result.seconds, 3)}
+    temp = marker.with_name(f".{marker.name}.tmp")
+    temp.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(temp, marker)
+
+
+def _record_failure(handle: IO[str], result: PageResult) -> None:
+    record = {"url": result.source, "error": result.error, "message": result.message,
+              "exit_code": result.exit_code}
+    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    handle.flush()
+
+
+def _write_summary(path: Path, summary: BatchSummary) -> None:
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(json.dumps(asdict(summary), indent=1), encoding="utf-8")
+    os.replace(temp, path)

@@ -1,0 +1,42 @@
+"""The list of pages a batch renders: one URL or local file per line, keyed by a stable hash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..capture.sources import is_url, page_id_for
+from ..errors import InputFileError
+
+
+def read_source_list(path: str | Path) -> list[str]:
+    """Sources in ``path``: one per line; blank lines and ``#`` comments skipped, repeats dropped.
+
+    Relative file paths are taken relative to the list's folder, so a list travels with its files.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such URL list") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFileError(f"{path}: unreadable URL list ({err})") from None
+    sources: list[str] = []
+    seen: set[str] = set()
+    for line in lines:
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        if not is_url(entry):
+            local = Path(entry).expanduser()
+            entry = str(local if local.is_absolute() else (path.parent / local).resolve())
+        if entry not in seen:
+            seen.add(entry)
+            sources.append(entry)
+    return sources
+
+
+def source_key(source: str) -> str:
+    """The folder name of a source's output: the capture's ``page_id`` (SHA-1 prefix of the URL)."""
+    if is_url(source):
+        return page_id_for(source)
+    return page_id_for(Path(source).resolve().as_uri())

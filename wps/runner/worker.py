@@ -1,0 +1,132 @@
+"""The per-page work of a batch, run inside a worker process that keeps one Chromium.
+
+Each worker process holds one :class:`~wps.capture.Browser` (restarted every N pages and after a
+crash); every page gets a fresh browser context. Failures come back as values, never as
+exceptions, so one bad page never stops a batch.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..capture import Browser, CaptureOptions, capture_page, discard_screenshot
+from ..errors import WpsError
+
+_BROWSER: Browser | None = None
+
+
+@dataclass(slots=True)
+class PageTask:
+    source: str
+    out_dir: str
+    segmenter: str | None
+    options: CaptureOptions
+    restart_every: int | None
+
+
+@dataclass(slots=True)
+class PageResult:
+    source: str
+    out_dir: str
+    ok: bool
+    seconds: float
+    error: str = ""
+    """Error class name on failure."""
+    message: str = ""
+    exit_code: int = 0
+
+
+def worker_browser(options: CaptureOptions, restart_every: int | None) -> Browser:
+    """This process's browser, launched on first use and closed at exit."""
+    global _BROWSER
+    if _BROWSER is None:
+        _BROWSER = Browser(options, restart_every=restart_every)
+        atexit.register(_BROWSER.close)
+    return _BROWSER
+
+
+def run_page(task: PageTask) -> PageResult:
+    """Render (and segment) one page into ``task.out_dir``; errors become a failed result."""
+    started = time.perf_counter()
+    try:
+        browser = worker_browser(task.options, task.restart_every)
+        process_page(task.source, Path(task.out_dir), task.segmenter, task.options, browser)
+    except WpsError as err:
+        return PageResult(task.source, task.out_dir, False, time.perf_counter() - started,
+                          type(err).__name__, str(err), err.exit_code)
+    except Exception as err:  # a bug on one page must not stop the batch
+        where = traceback.extract_tb(err.__traceback__)[-1]
+        message = (f"{task.source}: internal error: {type(err).__name__}: {err} "
+                   f"({os.path.basename(where.filename)}:{where.lineno})")
+        return PageResult(task.source, task.out_dir, False, time.perf_counter() - started,
+                          type(err).__name__, message.replace("\n", " "), 1)
+    return PageResult(task.source, task.out_dir, True, time.perf_counter() - started)
+
+
+def process_page(
+    source: str,
+    out_dir: Path,
+    segmenter: str | None,
+    options: CaptureOptions,
+    browser: Browser,
+) -> None:
+    """The per-page pipeline of a batch.
+
+    Uses ``wps.pipeline.segment_to_directory`` when the package has it; otherwise
+    :func:`capture_and_segment` (capture folder + optional ``segmentation.json``).
+    """
+    pipeline = _pipeline_function()
+    if pipeline is None:
+        capture_and_segment(source, out_dir, segmenter, options, browser)
+        return
+    keywords: dict[str, Any] = {"browser": browser}
+    if segmenter is not None:
+        keywords["segmenter"] = segmenter
+    pipeline(source, out_dir, **keywords)
+
+
+def _pipeline_function() -> Any:
+    try:
+        module = importlib.import_module("wps.pipeline")
+    except ModuleNotFoundError as err:
+        if err.name != "wps.pipeline":
+            raise
+        return None
+    return getattr(module, "segment_to_directory", None)
+
+
+def capture_and_segment(
+    source: str,
+    out_dir: Path,
+    segmenter: str | None,
+    options: CaptureOptions,
+    browser: Browser,
+) -> None:
+    """Fallback page work: the capture folder, plus the segmenter's Webis JSON if one is named."""
+    capture = capture_page(source, options, browser=browser)
+    screenshot = capture.screenshot
+    try:
+        if segmenter is not None:
+            from ..segmenters import build_segmenter
+
+            segmentation = build_segmenter(segmenter).segment(capture)
+            capture.save(out_dir)
+            _write_json(out_dir / "segmentation.json", segmentation.to_webis())
+        else:
+            capture.save(out_dir)
+    finally:
+        discard_screenshot(screenshot)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(temp, path)
