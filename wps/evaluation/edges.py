@@ -52,7 +52,7 @@ def edge_weight_by_buffer(region: BaseGeometry, edges: EdgePixels) -> float:
     if xs.size == 0:
         return 0.0
     shapely.prepare(grown)
-    return float(values[shapely.contains_xy(grown, xs, ys)].sum())
+    return float(values[shapely.contains_xy(grown, xs, ys)].sum(dtype=np.float64))
 
 
 def _vertical_edges(region: BaseGeometry) -> np.ndarray | None:

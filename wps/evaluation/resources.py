@@ -65,18 +65,22 @@ class GroundTruthPage:
 
 
 def load_page(directory: str | Path) -> GroundTruthPage:
-    """The cached resources of a page folder (re-read when ``nodes.csv`` changes)."""
+    """The cached resources of a page folder (re-read when one of its files changes)."""
     directory = Path(directory).resolve()
-    nodes_file = directory / "nodes.csv"
     try:
-        stamp = nodes_file.stat().st_mtime_ns
+        stamp = [(directory / "nodes.csv").stat().st_mtime_ns]
     except OSError:
         raise DatasetError(f"{directory}: no nodes.csv beside the ground truth") from None
-    return _load_page(directory, stamp)
+    for name in ("nodes-texts.csv", *EDGE_MASK_FILES.values()):
+        try:
+            stamp.append((directory / name).stat().st_mtime_ns)
+        except OSError:
+            stamp.append(-1)
+    return _load_page(directory, tuple(stamp))
 
 
 @functools.lru_cache(maxsize=8)
-def _load_page(directory: Path, stamp: int) -> GroundTruthPage:
+def _load_page(directory: Path, stamp: tuple[int, ...]) -> GroundTruthPage:
     boxes, xpaths = read_nodes(directory / "nodes.csv")
     counts = read_character_counts(directory / "nodes-texts.csv")
     return GroundTruthPage(directory, boxes, xpaths, counts)
@@ -128,16 +132,18 @@ def read_character_counts(path: str | Path) -> dict[str, float]:
 
 
 def _read_edge_mask(path: Path) -> EdgePixels:
+    """Only the non-zero pixels are kept (values scaled to 0..1 as R's ``readPNG`` does)."""
     from PIL import Image
 
     try:
         with Image.open(path) as image:
             if image.mode == "1":
-                mask = np.asarray(image, dtype=np.float64)
+                mask = np.asarray(image)
+                scale = 1.0
+            elif image.mode.startswith("I;16"):
+                mask, scale = np.asarray(image), 65535.0
             else:
-                bits = 16 if image.mode.startswith("I;16") else 8
-                mask = np.asarray(image.convert("L") if bits == 8 else image, dtype=np.float64)
-                mask = mask / (2**bits - 1)
+                mask, scale = np.asarray(image.convert("L")), 255.0
     except FileNotFoundError:
         raise InputFileError(f"{path}: edge mask missing beside the ground truth") from None
     except OSError as err:
@@ -145,6 +151,10 @@ def _read_edge_mask(path: Path) -> EdgePixels:
     if mask.ndim == 3:
         mask = mask[..., 0]
     ys, xs = np.nonzero(mask)
-    return EdgePixels(
-        xs.astype(np.int32), ys.astype(np.int32), mask[ys, xs], mask.shape[1], mask.shape[0]
-    )
+    if mask.dtype == bool:
+        values = np.ones(xs.size, dtype=np.float32)
+    else:
+        values = mask[ys, xs] / scale
+    height, width = mask.shape
+    del mask
+    return EdgePixels(xs.astype(np.int32), ys.astype(np.int32), values, width, height)
