@@ -25,7 +25,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import IO, Iterator
 
-from ..capture import CaptureOptions
+from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import UsageError
 from .sources import source_key
 from .worker import PageResult, PageTask, run_page
@@ -79,11 +79,12 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     started = time.perf_counter()
     out = Path(out_dir)
     done_dir = out / DONE_FOLDER
-    done_dir.mkdir(parents=True, exist_ok=True)
+    find_chromium(options.capture.chromium_path)  # no browser: fail once, not once per page
     if options.segmenter is not None:
         from ..segmenters import build_segmenter
 
         build_segmenter(options.segmenter)  # an unknown name fails now, not once per page
+    done_dir.mkdir(parents=True, exist_ok=True)
     summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
     tasks = []
     for source in sources:
@@ -117,8 +118,9 @@ def _results(tasks: list[PageTask], workers: int) -> Iterator[PageResult]:
     if not tasks:
         return
     if workers == 1:
-        for task in tasks:
-            yield run_page(task)
+        with Browser(tasks[0].options, restart_every=tasks[0].restart_every) as browser:
+            for task in tasks:
+                yield run_page(task, browser)
         return
     pending = list(reversed(tasks))
     while pending:

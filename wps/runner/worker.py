@@ -53,11 +53,14 @@ def worker_browser(options: CaptureOptions, restart_every: int | None) -> Browse
     return _BROWSER
 
 
-def run_page(task: PageTask) -> PageResult:
-    """Render (and segment) one page into ``task.out_dir``; errors become a failed result."""
+def run_page(task: PageTask, browser: Browser | None = None) -> PageResult:
+    """Render (and segment) one page into ``task.out_dir``; errors become a failed result.
+
+    Without ``browser`` the page uses this process's worker browser.
+    """
     started = time.perf_counter()
     try:
-        browser = worker_browser(task.options, task.restart_every)
+        browser = browser or worker_browser(task.options, task.restart_every)
         process_page(task.source, Path(task.out_dir), task.segmenter, task.options, browser)
     except WpsError as err:
         return PageResult(task.source, task.out_dir, False, time.perf_counter() - started,

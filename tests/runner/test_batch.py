@@ -1,0 +1,120 @@
+"""`wps batch` against pages on the local test server: folders, markers, failures, reruns."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from wps.capture import Browser, CaptureOptions
+from wps.capture.sources import page_id_for
+from wps.cli import main
+from wps.errors import InputFileError, UnknownSegmenterError
+from wps.model import PageCapture
+from wps.runner import BatchOptions, read_source_list, run_batch, source_key
+
+FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=10,
+                      screenshot=False)
+CLI_FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10", "--no-screenshot",
+            "--no-progress"]
+
+
+@pytest.fixture()
+def pages(page_server, tmp_path):
+    """Two good URLs, one 404, one local gzipped file."""
+    good = [page_server.add_html(f"/batch-{n}", f"<!doctype html><title>P{n}</title><p>page {n}")
+            for n in range(2)]
+    missing = page_server.url("/batch-missing")
+    local = tmp_path / "local.html.gz"
+    local.write_bytes(gzip.compress(b"<!doctype html><p>local page</p>"))
+    return good, missing, local
+
+
+def test_read_source_list(tmp_path):
+    (tmp_path / "sub").mkdir()
+    listing = tmp_path / "sub" / "urls.txt"
+    listing.write_text("# pages\nhttp://a.example/x\n\n  http://a.example/x  \n"
+                       "page.html\n/abs/other.html.gz\n# end\n", encoding="utf-8")
+    assert read_source_list(listing) == [
+        "http://a.example/x", str(tmp_path / "sub" / "page.html"), "/abs/other.html.gz"]
+    with pytest.raises(InputFileError, match="no such URL list"):
+        read_source_list(tmp_path / "nope.txt")
+
+
+def test_source_key_is_the_capture_page_id(tmp_path):
+    assert source_key("http://a.example/x") == page_id_for("http://a.example/x")
+    page = tmp_path / "p.html"
+    assert source_key(str(page)) == page_id_for(page.as_uri())
+
+
+def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
+    good, missing, local = pages
+    out = tmp_path / "out"
+    sources = [*good, missing, str(local)]
+    summary = run_batch(sources, out, BatchOptions(capture=FAST, progress=False))
+    assert (summary.total, summary.done, summary.skipped, summary.failed) == (4, 3, 0, 1)
+    for source in [*good, str(local)]:
+        capture = PageCapture.load(out / source_key(source))
+        assert capture.page_id == source_key(source)
+        assert (out / ".done" / source_key(source)).is_file()
+    assert PageCapture.load(out / source_key(good[1])).title == "P1"
+    assert not (out / source_key(missing)).exists()
+    failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert failures == [{"url": missing, "error": "HttpStatusError",
+                         "message": f"{missing}: HTTP 404 Not Found", "exit_code": 13}]
+    assert json.loads((out / "summary.json").read_text())["failed"] == 1
+
+    again = run_batch(sources, out, BatchOptions(capture=FAST, progress=False))
+    assert (again.done, again.skipped, again.failed) == (0, 3, 1)  # only the failure is retried
+
+    segmented = run_batch(good, out, BatchOptions(capture=FAST, progress=False,
+                                                  segmenter="baseline"))
+    assert (segmented.done, segmented.skipped) == (2, 0)  # another segmenter redoes the pages
+    webis = json.loads((out / source_key(good[0]) / "segmentation.json").read_text())
+    assert webis["id"] == source_key(good[0]) and "baseline" in webis["segmentations"]
+
+
+def test_batch_with_two_worker_processes(pages, tmp_path):
+    good, missing, local = pages
+    out = tmp_path / "out"
+    summary = run_batch([*good, missing, str(local)], out,
+                        BatchOptions(workers=2, capture=FAST, progress=False))
+    assert (summary.done, summary.failed) == (3, 1)
+    texts = {source: [n.text for n in PageCapture.load(out / source_key(source)).nodes
+                      if n.is_text] for source in [*good, str(local)]}
+    assert texts == {good[0]: ["page 0"], good[1]: ["page 1"], str(local): ["local page"]}
+
+
+def test_browser_restarts_every_n_pages(page_server):
+    url = page_server.add_html("/restart", "<p>again</p>")
+    with Browser(FAST, restart_every=2) as browser:
+        for _ in range(5):
+            browser.capture(url)
+        assert browser.launches == 3  # pages 1-2, 3-4, 5
+
+
+def test_cli_batch_exit_codes_and_summary(pages, tmp_path, capsys):
+    good, missing, _ = pages
+    listing = tmp_path / "urls.txt"
+    listing.write_text("\n".join(["# test", *good, missing]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["batch", str(listing), "--out", str(out), *CLI_FAST]) == 9
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].startswith(
+        "batch: 3 pages: 2 done, 0 skipped (already done), 1 failed in ")
+    listing.write_text("\n".join(good) + "\n", encoding="utf-8")
+    assert main(["batch", str(listing), "--out", str(out), *CLI_FAST]) == 0
+    assert "0 done, 2 skipped" in capsys.readouterr().err
+
+
+def test_cli_batch_rejects_bad_input_before_any_work(tmp_path, capsys):
+    listing = tmp_path / "urls.txt"
+    listing.write_text("http://127.0.0.1:1/\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code = main(["batch", str(listing), "--out", str(out), "--segmenter", "no-such", *CLI_FAST])
+    assert code == UnknownSegmenterError.exit_code
+    assert capsys.readouterr().err.count("\n") == 1 and not out.exists()
+    assert main(["batch", str(tmp_path / "none.txt"), "--out", str(out)]) == \
+        InputFileError.exit_code
