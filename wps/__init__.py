@@ -6,6 +6,7 @@ is in :mod:`wps.model`.
 
 from .errors import WpsError
 from .model import Node, PageCapture, Segment, Segmentation
+from .pipeline import PageResult, segment, segment_to_directory
 from .segmenters import build_segmenter, segmenter_names
 
 __version__ = "0.1.0"
@@ -13,9 +14,12 @@ __version__ = "0.1.0"
 __all__ = [
     "Node",
     "PageCapture",
+    "PageResult",
     "Segment",
     "Segmentation",
     "WpsError",
     "build_segmenter",
+    "segment",
+    "segment_to_directory",
     "segmenter_names",
 ]

@@ -1,0 +1,87 @@
+"""``wps segment SOURCE --out DIR``: capture a page, segment it, write the outputs (or JSON to stdout)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .capture import add_capture_options, options_from_args
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "segment",
+        help="render a page and split it into segments",
+        description="Segment a URL, a local .html/.html.gz file, a Webis-WebSeg-20 page folder or "
+        "a capture folder. --out DIR writes capture/, segmentation.json (Webis format), "
+        "segments.jsonl and overlay.png; --format json prints one JSON object instead.",
+    )
+    parser.add_argument("source", help="URL, .html/.html.gz file, Webis page folder or capture folder")
+    parser.add_argument("--segmenter", default="dom-cohesion", help="segmenter name (default: %(default)s)")
+    parser.add_argument(
+        "--option", "-O", action="append", default=[], metavar="KEY=VALUE",
+        help="segmenter option, VALUE parsed as JSON when it can be (e.g. -O iqr_k=3)",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="output folder (--format files)")
+    parser.add_argument("--format", choices=("files", "json"), default="files",
+                        help="files: write --out DIR; json: print to stdout, write nothing")
+    add_capture_options(parser)
+    parser.set_defaults(run=run)
+
+
+def parse_segmenter_options(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` strings to keyword arguments; values are JSON when they parse as JSON."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, separator, raw = item.partition("=")
+        if not separator or not key.strip():
+            raise UsageError(f"--option {item!r}: expected KEY=VALUE")
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        options[key.strip().replace("-", "_")] = value
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..pipeline import segment, segment_to_directory
+
+    if args.format == "files" and args.out is None:
+        raise UsageError("--out DIR is required (or use --format json)")
+    if args.format == "json" and args.out is not None:
+        raise UsageError("--format json writes to stdout only; drop --out")
+    segmenter_options = parse_segmenter_options(args.option)
+    try:
+        from ..segmenters import build_segmenter
+
+        build_segmenter(args.segmenter, **segmenter_options)
+    except TypeError as err:
+        raise UsageError(f"--option: {args.segmenter}: {err}") from None
+    capture_options = options_from_args(args)
+    keywords = dict(segmenter=args.segmenter, segmenter_options=segmenter_options,
+                    capture_options=capture_options)
+    if args.format == "json":
+        from ..capture import discard_screenshot
+        from ..output import page_summary
+
+        result = segment(args.source, **keywords)
+        try:
+            json.dump(page_summary(result.capture, result.segmentation), sys.stdout,
+                      ensure_ascii=False)
+            sys.stdout.write("\n")
+        finally:
+            if result.capture.source == "browser":
+                discard_screenshot(result.capture.screenshot)
+        return 0
+    result = segment_to_directory(args.source, args.out, **keywords)
+    print(
+        f"{result.capture.url}: {len(result.segmentation.segments)} segments "
+        f"({args.segmenter}) -> {args.out}",
+        file=sys.stderr,
+    )
+    return 0

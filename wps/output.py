@@ -1,0 +1,212 @@
+"""Outputs of ``wps segment``: per-segment JSONL records, the Webis JSON and an overlay picture.
+
+``segments.jsonl`` follows text-and-filters.md §6: one line per segment with every
+:class:`~wps.model.Segment` field, so later stages (text mapping, filters, dedup, detectors) only
+fill fields and never touch this module. A page's outputs are written into a temporary sibling
+folder and renamed into place, so a failed run never leaves a half-written folder.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from .model import PageCapture, Segment, Segmentation
+
+CAPTURE_DIR = "capture"
+SEGMENTATION_FILE = "segmentation.json"
+SEGMENTS_FILE = "segments.jsonl"
+OVERLAY_FILE = "overlay.png"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _normal_mode(path: Path, directory: bool = False) -> None:
+    """Give a ``mkstemp``/``mkdtemp`` result (0600/0700) the permissions of an ordinary new file."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
+
+
+def doc_id_for(url: str) -> str:
+    """The page's document id: SHA-1 of its URL (text-and-filters.md §6)."""
+    return hashlib.sha1(url.encode("utf-8")).hexdigest()
+
+
+def top_xpaths(capture: PageCapture, node_ids: Iterable[int]) -> list[str]:
+    """XPaths of the segment's top-level nodes: members whose parent is not a member."""
+    members = set(node_ids)
+    return [
+        capture.nodes[i].xpath for i in sorted(members)
+        if capture.nodes[i].parent not in members
+    ]
+
+
+def segment_record(capture: PageCapture, segmentation: Segmentation, segment: Segment,
+                   order: int) -> dict[str, Any]:
+    """One ``segments.jsonl`` line; ``segment.extra`` keys are merged in at the top level."""
+    doc_id = doc_id_for(capture.url)
+    left, top, right, bottom = segment.bbox
+    record: dict[str, Any] = {
+        "doc_id": doc_id,
+        "url": capture.url,
+        "page_id": capture.page_id,
+        "segment_id": f"{doc_id}:{order:04d}",
+        "id": segment.id,
+        "order": order,
+        "segmenter": segmentation.segmenter,
+        "parent": segment.parent,
+        "bbox": [left, top, right - left, bottom - top],
+        "polygon": segment.polygons,
+        "node_ids": list(segment.node_ids),
+        "xpaths": top_xpaths(capture, segment.node_ids),
+        "text": segment.text,
+        "n_chars": len(segment.text),
+        "n_words": len(segment.text.split()),
+        "main_text": segment.main_text,
+        "kept": segment.kept,
+        "reasons": list(segment.reasons),
+        "stats": dict(segment.stats),
+    }
+    for key, value in segment.extra.items():
+        record.setdefault(key, value)
+    return record
+
+
+def segment_records(capture: PageCapture, segmentation: Segmentation) -> list[dict[str, Any]]:
+    return [
+        segment_record(capture, segmentation, segment, order)
+        for order, segment in enumerate(segmentation.segments)
+    ]
+
+
+def page_summary(capture: PageCapture, segmentation: Segmentation) -> dict[str, Any]:
+    """The ``wps segment --format json`` object: the capture's facts and every segment record."""
+    return {
+        "doc_id": doc_id_for(capture.url),
+        "url": capture.url,
+        "final_url": capture.final_url,
+        "page_id": capture.page_id,
+        "title": capture.title,
+        "status": capture.status,
+        "width": capture.width,
+        "height": capture.height,
+        "n_nodes": len(capture.nodes),
+        "screenshot_truncated": capture.screenshot_truncated,
+        "source": capture.source,
+        "segmenter": segmentation.segmenter,
+        "segments": segment_records(capture, segmentation),
+    }
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> Path:
+    """Write records one JSON object per line (UTF-8), through a temporary file and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            for record in records:
+                stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        _normal_mode(Path(temporary))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def segment_color(index: int) -> tuple[int, int, int]:
+    """Well-separated colours: hues stepped by the golden ratio."""
+    hue = (index * 0.618033988749895) % 1.0
+    red, green, blue = colorsys.hsv_to_rgb(hue, 0.9, 0.85)
+    return int(red * 255), int(green * 255), int(blue * 255)
+
+
+def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | Path) -> Path:
+    """The screenshot (or a white page-sized canvas) with numbered, coloured segment outlines."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    path = Path(path)
+    if capture.screenshot is not None and Path(capture.screenshot).exists():
+        with Image.open(capture.screenshot) as screenshot:
+            image = screenshot.convert("RGB")
+    else:
+        image = Image.new("RGB", (max(1, capture.width), max(1, capture.height)), "white")
+    draw = ImageDraw.Draw(image)
+    try:
+        font = ImageFont.load_default(size=18)
+    except TypeError:  # Pillow < 10.1 has only the small bitmap font
+        font = ImageFont.load_default()
+    for order, segment in enumerate(segmentation.segments):
+        color = segment_color(order)
+        for polygon in segment.polygons:
+            for ring in polygon:
+                if len(ring) >= 2:
+                    draw.line([tuple(point) for point in ring], fill=color, width=3)
+        left, top, _, _ = segment.bbox
+        label = str(order)
+        text_box = draw.textbbox((left + 4, top + 3), label, font=font)
+        draw.rectangle((text_box[0] - 3, text_box[1] - 2, text_box[2] + 3, text_box[3] + 2),
+                       fill=color)
+        draw.text((left + 4, top + 3), label, fill="white", font=font)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
+    os.close(handle)
+    try:
+        image.save(temporary, format="PNG")
+        _normal_mode(Path(temporary))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
+                       out_dir: str | Path) -> Path:
+    """Write ``capture/``, ``segmentation.json``, ``segments.jsonl`` and ``overlay.png`` atomically.
+
+    Everything goes to a temporary sibling folder that replaces ``out_dir`` by a rename; afterwards
+    ``capture.screenshot`` points at the saved copy.
+    """
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        _normal_mode(staging, directory=True)
+        capture.save(staging / CAPTURE_DIR)
+        _normal_mode(staging / CAPTURE_DIR, directory=True)
+        with open(staging / SEGMENTATION_FILE, "w", encoding="utf-8") as handle:
+            json.dump(segmentation.to_webis(), handle)
+        write_jsonl(segment_records(capture, segmentation), staging / SEGMENTS_FILE)
+        draw_overlay(capture, segmentation, staging / OVERLAY_FILE)
+        _replace_directory(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if capture.screenshot is not None:
+        capture.screenshot = out_dir / CAPTURE_DIR / Path(capture.screenshot).name
+    return out_dir
+
+
+def _replace_directory(staging: Path, directory: Path) -> None:
+    if directory.exists():
+        if not directory.is_dir():
+            from .errors import UsageError
+
+            raise UsageError(f"{directory}: exists and is not a folder")
+        old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
+        os.rmdir(old)
+        os.rename(directory, old)
+        os.rename(staging, directory)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(staging, directory)
