@@ -5,10 +5,11 @@ Example::
 
     .venv/bin/python scripts/bench_dedup.py --megabytes 50 --runs 5 --pages 200
 
-Text comes from the article bodies of ../shared/article-extraction-benchmark (paragraphs shuffled with a
-fixed seed until the size is reached); synthetic words when that folder is missing. The per-page figure
-covers the whole ``Deduplicator.process`` call (chunking, SimHash, shingles, MinHash, SQLite lookups and
-inserts in one transaction) on pages of one site sharing a header and a footer.
+Text comes from the article bodies of ../shared/article-extraction-benchmark (paragraphs shuffled
+with a fixed seed until the size is reached); synthetic words when that folder is missing. The
+per-page figure covers the whole ``Deduplicator.process`` call (chunking, SimHash, shingles,
+MinHash, SQLite lookups and inserts in one transaction) on pages of one site sharing a header and a
+footer.
 """
 
 from __future__ import annotations
@@ -62,25 +63,30 @@ def bench_chunking(data: bytes, runs: int) -> None:
         wall.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
     megabytes = len(data) / 1e6
-    print(f"rabin chunking: {megabytes:.1f} MB, {len(ends)} chunks (mean {len(data) / len(ends):.1f}"
-          f" B), median of {runs}: wall {megabytes / statistics.median(wall):.1f} MB/s,"
-          f" cpu {megabytes / statistics.median(cpu):.1f} MB/s"
-          f" (best wall {megabytes / min(wall):.1f} MB/s)")
+    print(
+        f"rabin chunking: {megabytes:.1f} MB, {len(ends)} chunks (mean {len(data) / len(ends):.1f}"
+        f" B), median of {runs}: wall {megabytes / statistics.median(wall):.1f} MB/s,"
+        f" cpu {megabytes / statistics.median(cpu):.1f} MB/s"
+        f" (best wall {megabytes / min(wall):.1f} MB/s)"
+    )
 
 
 def bench_pages(pages: int, seed: int) -> None:
     rng = random.Random(seed)
     pool = paragraphs(seed)
     header = "Home | World | Business | Sport | Culture | Opinion | Subscribe | Sign in"
-    footer = ("Copyright 2026 Example News Group. All rights reserved. Reproduction of any material "
-              "from this site without written permission is prohibited. Privacy policy. Terms.")
+    footer = (
+        "Copyright 2026 Example News Group. All rights reserved. Reproduction of any material "
+        "from this site without written permission is prohibited. Privacy policy. Terms."
+    )
     with tempfile.TemporaryDirectory() as folder:
         with Deduplicator(Path(folder) / "bench.sqlite3") as dedup:
             timings, cpu_timings, sizes, counts = [], [], [], []
             for page in range(pages):
                 texts = [header, *rng.sample(pool, rng.randint(4, 12)), footer]
-                segments = [Segment(id=f"{page}:{i}", polygons=[], text=t)
-                            for i, t in enumerate(texts)]
+                segments = [
+                    Segment(id=f"{page}:{i}", polygons=[], text=t) for i, t in enumerate(texts)
+                ]
                 sizes.append(sum(len(normalise_text(t)) for t in texts))
                 counts.append(len(texts))
                 start, start_cpu = time.perf_counter(), time.process_time()
@@ -88,12 +94,14 @@ def bench_pages(pages: int, seed: int) -> None:
                 timings.append(time.perf_counter() - start)
                 cpu_timings.append(time.process_time() - start_cpu)
     timings_ms = sorted(t * 1000 for t in timings)
-    print(f"dedup per page: {pages} pages of one site, mean {statistics.mean(sizes) / 1000:.1f} kB"
-          f" text in {statistics.mean(counts):.1f} segments;"
-          f" wall median {statistics.median(timings_ms):.2f} ms,"
-          f" p90 {timings_ms[int(0.9 * (len(timings_ms) - 1))]:.2f} ms;"
-          f" cpu median {statistics.median(cpu_timings) * 1000:.2f} ms;"
-          f" last 20 pages wall median {statistics.median(timings[-20:]) * 1000:.2f} ms")
+    print(
+        f"dedup per page: {pages} pages of one site, mean {statistics.mean(sizes) / 1000:.1f} kB"
+        f" text in {statistics.mean(counts):.1f} segments;"
+        f" wall median {statistics.median(timings_ms):.2f} ms,"
+        f" p90 {timings_ms[int(0.9 * (len(timings_ms) - 1))]:.2f} ms;"
+        f" cpu median {statistics.median(cpu_timings) * 1000:.2f} ms;"
+        f" last 20 pages wall median {statistics.median(timings[-20:]) * 1000:.2f} ms"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

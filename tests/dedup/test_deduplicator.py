@@ -8,19 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from wps.dedup import DedupSettings, Deduplicator, site_of
+from wps.dedup import Deduplicator, DedupSettings, site_of
 from wps.dedup.store import DedupStore, default_store_path
 from wps.errors import InputFileError, UsageError
 from wps.model import Segment
 
-ARTICLE_A = ("Rivers carve valleys over thousands of years as water moves sediment downstream. "
-             "The process depends on the slope of the land, the volume of water and the hardness of "
-             "the rock beneath the channel, which together decide how quickly a valley deepens.")
-ARTICLE_B = ("Bakers in the old town start work before dawn, mixing flour, water and salt by hand. "
-             "Their loaves rest in wicker baskets for hours before they meet the heat of a wood oven "
-             "that has burned since midnight, giving the crust its dark colour and smoky taste.")
-FOOTER = ("Copyright 2026 Example News Group. All rights reserved. Reproduction of any material "
-          "from this site without written permission is prohibited. Contact the editors for help.")
+ARTICLE_A = (
+    "Rivers carve valleys over thousands of years as water moves sediment downstream. "
+    "The process depends on the slope of the land, the volume of water and the hardness of "
+    "the rock beneath the channel, which together decide how quickly a valley deepens."
+)
+ARTICLE_B = (
+    "Bakers in the old town start work before dawn, mixing flour, water and salt by hand. "
+    "Their loaves rest in wicker baskets for hours before they meet the heat of a wood oven "
+    "that has burned since midnight, giving the crust its dark colour and smoky taste."
+)
+FOOTER = (
+    "Copyright 2026 Example News Group. All rights reserved. Reproduction of any material "
+    "from this site without written permission is prohibited. Contact the editors for help."
+)
 
 
 def _segments(*texts: str) -> list[Segment]:
@@ -43,10 +49,16 @@ def test_repeated_footer_is_dropped_on_the_second_page(tmp_path: Path) -> None:
     footer = second[1]
     assert not footer.kept
     assert footer.stats["dup_chunk_share"] == 1.0
-    assert set(footer.reasons) == {"dup_chunk_share", "near_duplicate_simhash",
-                                   "near_duplicate_minhash"}
+    assert set(footer.reasons) == {
+        "dup_chunk_share",
+        "near_duplicate_simhash",
+        "near_duplicate_minhash",
+    }
     assert footer.extra["dedup"]["simhash_match"] == {
-        "url": "https://example.com/a", "segment_id": "s1", "distance": 0}
+        "url": "https://example.com/a",
+        "segment_id": "s1",
+        "distance": 0,
+    }
     assert footer.extra["dedup"]["page_order"] > first[1].extra["dedup"]["page_order"]
     assert footer.extra["simhash"] == first[1].extra["simhash"]
 
@@ -57,7 +69,7 @@ def test_other_sites_and_reruns_do_not_match(tmp_path: Path) -> None:
         elsewhere = _segments(ARTICLE_A)
         dedup.process("https://other.example.com/a", elsewhere)
         again = _segments(ARTICLE_A)
-        dedup.process("https://example.com/a", again)       # same page, second run
+        dedup.process("https://example.com/a", again)  # same page, second run
     assert elsewhere[0].kept and again[0].kept
     assert again[0].stats["dup_chunk_share"] == 0.0
 
@@ -68,7 +80,7 @@ def test_partial_overlap_share_is_measured_in_bytes(tmp_path: Path) -> None:
         mixed = _segments(ARTICLE_A * 3 + " " + ARTICLE_B * 3)
         dedup.process("https://example.com/b", mixed)
     share = mixed[0].stats["dup_chunk_share"]
-    assert 0.35 < share < 0.55        # about half the bytes repeat, minus the chunk at the seam
+    assert 0.35 < share < 0.55  # about half the bytes repeat, minus the chunk at the seam
 
 
 def test_near_duplicate_with_edits_is_found_by_minhash(tmp_path: Path) -> None:
@@ -85,12 +97,17 @@ def test_near_duplicate_with_edits_is_found_by_minhash(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fraction, kept", [(0.05, True), (0.0, False)])
 def test_frequent_shingles_are_ignored(tmp_path: Path, fraction: float, kept: bool) -> None:
-    # every page repeats one boilerplate sentence; after a few pages its shingles are the site's most
-    # frequent, so two different articles sharing only that sentence no longer resemble each other
+    # every page repeats one boilerplate sentence; after a few pages its shingles are the site's
+    # most frequent, so two different articles sharing only that sentence no longer resemble each
+    # other
     # (without the removal they do: 15 shared of 39 shingles)
     boiler = "subscribe to our newsletter to get the latest stories from the whole team every week"
-    settings = DedupSettings(max_chunk_share=None, simhash_max_distance=None, minhash_threshold=0.3,
-                             frequent_shingle_fraction=fraction)
+    settings = DedupSettings(
+        max_chunk_share=None,
+        simhash_max_distance=None,
+        minhash_threshold=0.3,
+        frequent_shingle_fraction=fraction,
+    )
     with Deduplicator(tmp_path / "state.sqlite3", settings) as dedup:
         for index in range(30):
             words = " ".join(f"w{index}x{k}" for k in range(13))
@@ -133,10 +150,12 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
         assert connection.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 50
         assert connection.execute("SELECT COUNT(*) FROM simhashes").fetchone()[0] == 50
         assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    with Deduplicator(path) as dedup:    # every page of both workers is now known content
+    with Deduplicator(path) as dedup:  # every page of both workers is now known content
         for worker in range(2):
             for index in (0, 24):
-                again = _segments(" ".join(f"worker{worker} page{index} word{k}" for k in range(40)))
+                again = _segments(
+                    " ".join(f"worker{worker} page{index} word{k}" for k in range(40))
+                )
                 dedup.process(f"https://example.com/copy/{worker}/{index}", again)
                 assert again[0].stats["dup_chunk_share"] == 1.0
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from wps.dedup import minhash
 from wps.dedup.simhash import bands, hamming_distance, simhash
 
-LONG = ("the committee met on tuesday to discuss the new budget for the city library and agreed"
-        " to extend its opening hours during the winter months")
+LONG = (
+    "the committee met on tuesday to discuss the new budget for the city library and agreed"
+    " to extend its opening hours during the winter months"
+)
 
 
 def test_simhash_is_order_and_case_insensitive() -> None:
@@ -30,9 +32,12 @@ def test_simhash_separates_near_and_far_texts() -> None:
 
 
 def test_shingles_ignore_short_blocks() -> None:
-    text = "Home | About | Contact\n" + "one two three four five six seven eight nine ten eleven twelve"
+    text = (
+        "Home | About | Contact\n"
+        + "one two three four five six seven eight nine ten eleven twelve"
+    )
     got = minhash.shingles(text)
-    assert len(got) == 11                     # 12 tokens -> 11 two-word shingles; menu line ignored
+    assert len(got) == 11  # 12 tokens -> 11 two-word shingles; menu line ignored
     assert minhash.shingles("one two three four five six seven eight nine ten eleven") == set()
 
 
@@ -45,7 +50,7 @@ def test_resemblance_by_hand() -> None:
 
 def test_minhash_estimates_resemblance() -> None:
     first = {i * 7919 for i in range(1000)}
-    second = {i * 7919 for i in range(500, 1500)}   # Jaccard 500 / 1500
+    second = {i * 7919 for i in range(500, 1500)}  # Jaccard 500 / 1500
     estimate = minhash.estimated_resemblance(minhash.signature(first), minhash.signature(second))
     assert abs(estimate - 1 / 3) < 0.12
     sig = minhash.signature(first)

@@ -76,7 +76,7 @@ def test_empty_and_short_texts_are_skipped(scorer) -> None:
 def test_long_texts_are_truncated_at_max_tokens(scorer, tiny_models) -> None:
     from wps.detect import BinocularsScorer
 
-    long_text = " ".join(["the river and the valley"] * 130)      # 650 tokens
+    long_text = " ".join(["the river and the valley"] * 130)  # 650 tokens
     result = scorer.score_texts([long_text])[0]
     assert result.truncated and result.n_tokens == 512
     first_512 = " ".join(long_text.split()[:512])
@@ -86,7 +86,8 @@ def test_long_texts_are_truncated_at_max_tokens(scorer, tiny_models) -> None:
     cut = small.score_texts([TEXTS[0]])[0]
     assert cut.truncated and cut.n_tokens == 8
     assert cut.score == pytest.approx(
-        _direct_score(*tiny_models, " ".join(TEXTS[0].split()[:8])), rel=1e-4)
+        _direct_score(*tiny_models, " ".join(TEXTS[0].split()[:8])), rel=1e-4
+    )
 
 
 def test_modes_and_bad_paths(tiny_models, tmp_path: Path) -> None:

@@ -11,10 +11,20 @@ from wps.cli import main
 from wps.errors import InputFileError
 
 LINES = [
-    {"segment_id": "d:0000", "text": "the river was in the valley .", "main_text": "",
-     "kept": True, "reasons": []},
-    {"segment_id": "d:0001", "text": "menu the of and", "main_text": "bakers bread oven flour salt",
-     "kept": True, "reasons": []},
+    {
+        "segment_id": "d:0000",
+        "text": "the river was in the valley .",
+        "main_text": "",
+        "kept": True,
+        "reasons": [],
+    },
+    {
+        "segment_id": "d:0001",
+        "text": "menu the of and",
+        "main_text": "bakers bread oven flour salt",
+        "kept": True,
+        "reasons": [],
+    },
     {"segment_id": "d:0002", "text": "the city library", "kept": False, "reasons": ["length"]},
     {"segment_id": "d:0003", "text": "  ", "main_text": "", "kept": True, "reasons": []},
 ]
@@ -65,15 +75,43 @@ def test_cli_writes_out_file_and_in_place(tiny_models, tmp_path: Path, capsys) -
     path = tmp_path / "segments.jsonl"
     _write(path)
     out = tmp_path / "scored.jsonl"
-    code = main(["binoculars", str(path), "--observer", str(observer), "--performer",
-                 str(performer), "--out", str(out), "--mode", "accuracy", "--batch-size", "2",
-                 "--device", "cpu"])
+    code = main(
+        [
+            "binoculars",
+            str(path),
+            "--observer",
+            str(observer),
+            "--performer",
+            str(performer),
+            "--out",
+            str(out),
+            "--mode",
+            "accuracy",
+            "--batch-size",
+            "2",
+            "--device",
+            "cpu",
+        ]
+    )
     assert code == 0
     assert "4 lines, 2 scored" in capsys.readouterr().err
     assert _read(out)[0]["binoculars"]["mode"] == "accuracy"
     assert "binoculars" not in _read(path)[0]
-    assert main(["binoculars", str(path), "--observer", str(observer), "--performer",
-                 str(performer), "--device", "cpu"]) == 0
+    assert (
+        main(
+            [
+                "binoculars",
+                str(path),
+                "--observer",
+                str(observer),
+                "--performer",
+                str(performer),
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     assert _read(path)[0]["binoculars"]["threshold"] == 0.8536432310785527
 
 
@@ -81,9 +119,28 @@ def test_cli_errors_are_one_line(tiny_models, tmp_path: Path, capsys) -> None:
     observer, _ = tiny_models
     path = tmp_path / "segments.jsonl"
     _write(path)
-    code = main(["binoculars", str(path), "--observer", str(observer), "--performer",
-                 str(tmp_path / "missing-model")])
+    code = main(
+        [
+            "binoculars",
+            str(path),
+            "--observer",
+            str(observer),
+            "--performer",
+            str(tmp_path / "missing-model"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 20 and err.startswith("wps: error: ") and "missing-model" in err
-    assert main(["binoculars", str(tmp_path / "nope.jsonl"), "--observer", str(observer),
-                 "--performer", str(observer)]) == 3
+    assert (
+        main(
+            [
+                "binoculars",
+                str(tmp_path / "nope.jsonl"),
+                "--observer",
+                str(observer),
+                "--performer",
+                str(observer),
+            ]
+        )
+        == 3
+    )

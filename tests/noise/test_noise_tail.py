@@ -13,25 +13,58 @@ from wps.cli import main
 from wps.errors import InputFileError, ModelError
 from wps.model import Segment
 from wps.noise import (
-    NoiseClassifier, NoiseTailCutter, boundary_index, boundary_scores, cut_noise_tail,
-    load_labelled_jsonl, split_chunks,
+    NoiseClassifier,
+    NoiseTailCutter,
+    boundary_index,
+    boundary_scores,
+    cut_noise_tail,
+    load_labelled_jsonl,
+    split_chunks,
 )
 
 pytest.importorskip("sklearn")
 
-SUBJECTS = ["The council", "Researchers", "The river authority", "Local bakers", "The museum",
-            "Volunteers", "The new library", "Farmers in the valley", "The school board"]
+SUBJECTS = [
+    "The council",
+    "Researchers",
+    "The river authority",
+    "Local bakers",
+    "The museum",
+    "Volunteers",
+    "The new library",
+    "Farmers in the valley",
+    "The school board",
+]
 VERBS = ["approved", "studied", "reported on", "celebrated", "debated", "measured", "restored"]
-OBJECTS = ["the winter budget", "the flood defences", "a rare manuscript", "the harvest figures",
-           "the old bridge", "water quality in the lake", "the opening hours"]
-NOISE = ["Share this article on Facebook", "Copyright 2026 Daily News Group. All rights reserved.",
-         "Click here to subscribe to our newsletter", "Related stories", "Follow us on Twitter",
-         "Read more", "Advertisement", "Sign up for breaking news alerts", "Privacy policy",
-         "Terms of use", "Comments are closed.", "Share on WhatsApp", "Back to top"]
+OBJECTS = [
+    "the winter budget",
+    "the flood defences",
+    "a rare manuscript",
+    "the harvest figures",
+    "the old bridge",
+    "water quality in the lake",
+    "the opening hours",
+]
+NOISE = [
+    "Share this article on Facebook",
+    "Copyright 2026 Daily News Group. All rights reserved.",
+    "Click here to subscribe to our newsletter",
+    "Related stories",
+    "Follow us on Twitter",
+    "Read more",
+    "Advertisement",
+    "Sign up for breaking news alerts",
+    "Privacy policy",
+    "Terms of use",
+    "Comments are closed.",
+    "Share on WhatsApp",
+    "Back to top",
+]
 
 
 def _content(rng: random.Random) -> str:
-    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} on {rng.choice(['Monday', 'Friday', 'the weekend'])}."
+    subject, verb, thing = rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(OBJECTS)
+    return f"{subject} {verb} {thing} on {rng.choice(['Monday', 'Friday', 'the weekend'])}."
 
 
 def _training_file(path: Path, count: int = 300) -> Path:
@@ -50,8 +83,9 @@ def _training_file(path: Path, count: int = 300) -> Path:
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("noise")
     texts, labels = load_labelled_jsonl(_training_file(folder / "train.jsonl"))
-    classifier, report = NoiseClassifier.train(texts, labels, hidden_units=16, max_iterations=60,
-                                               held_out_fraction=0.25)
+    classifier, report = NoiseClassifier.train(
+        texts, labels, hidden_units=32, max_iterations=300, held_out_fraction=0.25
+    )
     assert report.examples == 300 and report.noise_examples == 100
     assert report.scores["f1"] > 0.9
     return classifier.save(folder / "model")
@@ -60,7 +94,13 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_split_chunks_at_lines_sentences_and_ideographic_spaces() -> None:
     text = 'First sentence. "Quoted!" Third?\nFourth line\u3000fifth\n\n  \nsixth'
     assert [text[a:b] for a, b in split_chunks(text)] == [
-        "First sentence.", '"Quoted!"', "Third?", "Fourth line", "fifth", "sixth"]
+        "First sentence.",
+        '"Quoted!"',
+        "Third?",
+        "Fourth line",
+        "fifth",
+        "sixth",
+    ]
     assert split_chunks("  \n ") == []
 
 
@@ -71,16 +111,17 @@ def test_boundary_scores_by_hand() -> None:
     # i=2: right = 0, left = (1*1 + 0*0.5)/1.5 = 2/3 -> (0 + 1/3 + 1)/3 = 4/9
     assert boundary_scores([0.0, 1.0]) == pytest.approx([4 / 9, 5 / 6, 4 / 9])
     assert boundary_index([0.0, 1.0]) == 1
-    assert boundary_index([0.0, 0.0, 0.0]) == 3          # clean text: keep everything
-    assert boundary_index([1.0, 1.0]) == 0               # all noise: keep nothing
+    assert boundary_index([0.0, 0.0, 0.0]) == 3  # clean text: keep everything
+    assert boundary_index([1.0, 1.0]) == 0  # all noise: keep nothing
     assert boundary_index([0.9, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.8, 0.9]) == 7
     assert boundary_index([]) == 0
 
 
 def test_cut_noise_tail_with_a_keyword_scorer() -> None:
     def scorer(chunks):
-        return np.array([1.0 if "share" in c.lower() or "copyright" in c.lower() else 0.0
-                         for c in chunks])
+        return np.array(
+            [1.0 if "share" in c.lower() or "copyright" in c.lower() else 0.0 for c in chunks]
+        )
 
     text = "Rivers carve valleys. Water moves rock.\nShare this story\nCopyright 2026 Example."
     tail = cut_noise_tail(text, scorer)
@@ -91,13 +132,20 @@ def test_cut_noise_tail_with_a_keyword_scorer() -> None:
 
 def test_trained_model_cuts_a_footer_tail(trained: Path) -> None:
     classifier = NoiseClassifier.load(trained)
-    probabilities = classifier.noise_probabilities(["Share this article on Facebook",
-                                                    "The museum restored the old bridge."])
+    probabilities = classifier.noise_probabilities(
+        ["Share this article on Facebook", "The museum restored the old bridge."]
+    )
     assert probabilities[0] > 0.5 > probabilities[1]
-    article = ("The council approved the winter budget on Monday. Volunteers restored the old bridge."
-               " Researchers measured water quality in the lake.")
-    segment = Segment(id="s0", polygons=[], text=article + "\nRelated stories\nFollow us on Twitter",
-                      main_text=article)
+    article = (
+        "The council approved the winter budget on Monday. Volunteers restored the old bridge."
+        " Researchers measured water quality in the lake."
+    )
+    segment = Segment(
+        id="s0",
+        polygons=[],
+        text=article + "\nRelated stories\nFollow us on Twitter",
+        main_text=article,
+    )
     NoiseTailCutter(trained).process([segment])
     assert segment.text == article and segment.main_text == article
     assert segment.extra["noise_tail"]["text"]["removed"] == "Related stories\nFollow us on Twitter"
@@ -121,8 +169,18 @@ def test_training_file_errors(tmp_path: Path) -> None:
 
 def test_train_noise_command(tmp_path: Path, capsys) -> None:
     training = _training_file(tmp_path / "train.jsonl", count=120)
-    code = main(["train-noise", str(training), "--out", str(tmp_path / "model"),
-                 "--hidden-units", "8", "--max-iterations", "40"])
+    code = main(
+        [
+            "train-noise",
+            str(training),
+            "--out",
+            str(tmp_path / "model"),
+            "--hidden-units",
+            "8",
+            "--max-iterations",
+            "40",
+        ]
+    )
     assert code == 0
     assert "120 chunks (40 noise)" in capsys.readouterr().err
     metadata = json.loads((tmp_path / "model" / "metadata.json").read_text())

@@ -1,4 +1,4 @@
-"""``wps dedup SEGMENTS.jsonl [--db PATH]``: mark segments duplicated from earlier pages of a site."""
+"""``wps dedup SEGMENTS.jsonl [--db PATH]``: mark segments repeated from earlier pages of a site."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "dedup",
         help="mark segments of a segments.jsonl duplicated from earlier pages of the same site",
         description="Rabin-chunk share, SimHash and CEDAR MinHash near-duplicates against a SQLite"
-                    " state shared across runs (default $WPS_DEDUP_DB or"
-                    " ~/.cache/wps/dedup.sqlite3). Writes back in place unless --out is given.",
+        " state shared across runs (default $WPS_DEDUP_DB or"
+        " ~/.cache/wps/dedup.sqlite3). Writes back in place unless --out is given.",
     )
     parser.add_argument("segments", type=Path, help="segments.jsonl (lines need 'url' and 'text')")
     add_dedup_options(parser)
@@ -25,12 +25,24 @@ def add_dedup_options(parser: argparse.ArgumentParser) -> None:
     """Options shared with commands that run the dedup stage."""
     group = parser.add_argument_group("de-duplication")
     group.add_argument("--db", type=Path, default=None, help="de-duplication state (SQLite)")
-    group.add_argument("--max-chunk-share", type=float, default=0.5,
-                       help="drop when more of the bytes were seen on earlier pages (default 0.5)")
-    group.add_argument("--simhash-distance", type=int, default=3,
-                       help="near-duplicate Hamming distance of 64-bit SimHashes (default 3)")
-    group.add_argument("--minhash-threshold", type=float, default=0.35,
-                       help="near-duplicate shingle resemblance (CEDAR, default 0.35)")
+    group.add_argument(
+        "--max-chunk-share",
+        type=float,
+        default=0.5,
+        help="drop when more of the bytes were seen on earlier pages (default 0.5)",
+    )
+    group.add_argument(
+        "--simhash-distance",
+        type=int,
+        default=3,
+        help="near-duplicate Hamming distance of 64-bit SimHashes (default 3)",
+    )
+    group.add_argument(
+        "--minhash-threshold",
+        type=float,
+        default=0.35,
+        help="near-duplicate shingle resemblance (CEDAR, default 0.35)",
+    )
     group.add_argument("--no-simhash", action="store_true", help="disable the SimHash rule")
     group.add_argument("--no-minhash", action="store_true", help="disable the MinHash rule")
 
@@ -53,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
         summary = dedup_jsonl(args.segments, deduplicator, args.out)
         path = deduplicator.store.path
     dropped = ", ".join(f"{reason} {count}" for reason, count in sorted(summary.dropped.items()))
-    print(f"wps dedup: {summary.pages} pages, {summary.segments} segments; newly dropped:"
-          f" {dropped or 'none'} (state {path})", file=sys.stderr)
+    print(
+        f"wps dedup: {summary.pages} pages, {summary.segments} segments; newly dropped:"
+        f" {dropped or 'none'} (state {path})",
+        file=sys.stderr,
+    )
     return 0

@@ -4,10 +4,10 @@ Three signals, each with its own reason code, all measured against **earlier** p
 subdomain as recorded in a :class:`~wps.dedup.store.DedupStore`:
 
 * ``dup_chunk_share``: share of the segment's bytes in Rabin content-defined chunks already seen
-  (non-article rule "duplication", drop when > 50 %);
+(non-article rule "duplication", drop when > 50 %);
 * ``near_duplicate_simhash``: an earlier segment's 64-bit SimHash is within 3 bits;
-* ``near_duplicate_minhash``: CEDAR 2-word-shingle resemblance (frequent shingles and blocks under 12
-  tokens removed) with an earlier segment reaches 0.35, estimated by MinHash + LSH.
+* ``near_duplicate_minhash``: CEDAR 2-word-shingle resemblance (frequent shingles and blocks
+  under 12 tokens removed) with an earlier segment reaches 0.35, estimated by MinHash + LSH.
 
 The result depends on page order; each segment records its page's order number.
 """
@@ -52,8 +52,9 @@ class DedupSettings:
         if self.minhash_threshold is not None and not 0.0 < self.minhash_threshold <= 1.0:
             raise UsageError(f"dedup minhash_threshold {self.minhash_threshold} is not in (0, 1]")
         if not 0.0 <= self.frequent_shingle_fraction < 1.0:
-            raise UsageError(f"dedup frequent_shingle_fraction {self.frequent_shingle_fraction}"
-                             " is not in [0, 1)")
+            raise UsageError(
+                f"dedup frequent_shingle_fraction {self.frequent_shingle_fraction} is not in [0, 1)"
+            )
         if self.shingle_words < 1 or self.min_block_tokens < self.shingle_words:
             raise UsageError("dedup needs shingle_words >= 1 and min_block_tokens >= shingle_words")
 
@@ -78,8 +79,9 @@ class Deduplicator:
     """Pages of a site between two computations of its frequent-shingle limit (a full scan of the
     site's shingles); the limit moves slowly once a site has a few pages."""
 
-    def __init__(self, store_path: str | Path | None = None,
-                 settings: DedupSettings | None = None) -> None:
+    def __init__(
+        self, store_path: str | Path | None = None, settings: DedupSettings | None = None
+    ) -> None:
         self.settings = settings or DedupSettings()
         self.settings.validate()
         self.store = DedupStore(store_path if store_path is not None else default_store_path())
@@ -88,8 +90,10 @@ class Deduplicator:
     def _frequent_limit(self, site: str) -> int | None:
         limit, age = self._limits.get(site, (None, self.LIMIT_REFRESH_PAGES))
         if age >= self.LIMIT_REFRESH_PAGES:
-            limit, age = self.store.frequent_shingle_limit(
-                site, self.settings.frequent_shingle_fraction), 0
+            limit, age = (
+                self.store.frequent_shingle_limit(site, self.settings.frequent_shingle_fraction),
+                0,
+            )
         self._limits[site] = (limit, age + 1)
         return limit
 
@@ -103,7 +107,7 @@ class Deduplicator:
         self.close()
 
     def process(self, url: str, segments: list[Segment]) -> None:
-        """Measure every segment of the page at ``url`` against earlier pages, then record the page."""
+        """Measure each segment of the page at ``url`` against earlier pages; record the page."""
         site = site_of(url)
         settings = self.settings
         with self.store.transaction():
@@ -111,12 +115,16 @@ class Deduplicator:
             chunked = [_chunks(segment.text) for segment in segments]
             seen = self.store.seen_chunks(site, (d for cs in chunked for d, _ in cs), page)
             limit = self._frequent_limit(site)
-            shingle_sets = [minhash.shingles(s.text, words=settings.shingle_words,
-                                             min_tokens=settings.min_block_tokens)
-                            for s in segments]
+            shingle_sets = [
+                minhash.shingles(
+                    s.text, words=settings.shingle_words, min_tokens=settings.min_block_tokens
+                )
+                for s in segments
+            ]
             page_shingles = set().union(*shingle_sets) if shingle_sets else set()
-            frequencies = (self.store.shingle_frequencies(site, page_shingles)
-                           if limit is not None else {})
+            frequencies = (
+                self.store.shingle_frequencies(site, page_shingles) if limit is not None else {}
+            )
             simhashes: list[tuple[str, int]] = []
             signatures: list[tuple[str, Any, list[int]]] = []
             for segment, chunks, shingle_set in zip(segments, chunked, shingle_sets):
@@ -124,12 +132,16 @@ class Deduplicator:
                 duplicated = sum(size for digest, size in chunks if digest in seen)
                 share = duplicated / total if total else 0.0
                 segment.stats[REASON_CHUNKS] = share
-                report: dict[str, Any] = {"site": site, "page_order": page,
-                                          "simhash_match": None, "minhash_match": None}
+                report: dict[str, Any] = {
+                    "site": site,
+                    "page_order": page,
+                    "simhash_match": None,
+                    "minhash_match": None,
+                }
                 segment.extra["dedup"] = report
                 if settings.max_chunk_share is not None and share > settings.max_chunk_share:
                     _drop(segment, REASON_CHUNKS)
-                value = self._simhash_rule(site, page, segment, report, simhashes)
+                self._simhash_rule(site, page, segment, report, simhashes)
                 if limit is not None:
                     shingle_set = {s for s in shingle_set if frequencies.get(s, 0) <= limit}
                 self._minhash_rule(site, page, segment, shingle_set, report, signatures)
@@ -139,8 +151,14 @@ class Deduplicator:
             if is_new:
                 self.store.count_shingles(site, page_shingles)
 
-    def _simhash_rule(self, site: str, page: int, segment: Segment, report: dict[str, Any],
-                      stored: list[tuple[str, int]]) -> None:
+    def _simhash_rule(
+        self,
+        site: str,
+        page: int,
+        segment: Segment,
+        report: dict[str, Any],
+        stored: list[tuple[str, int]],
+    ) -> None:
         value = simhash(segment.text)
         segment.extra["simhash"] = f"{value:016x}" if value is not None else None
         if value is None:
@@ -153,27 +171,41 @@ class Deduplicator:
             stored.append((segment.id, value))
         if matches and max_distance is not None:
             other_page, other_id, distance = matches[0]
-            report["simhash_match"] = {"url": self.store.page_url(other_page),
-                                       "segment_id": other_id, "distance": distance}
+            report["simhash_match"] = {
+                "url": self.store.page_url(other_page),
+                "segment_id": other_id,
+                "distance": distance,
+            }
             _drop(segment, REASON_SIMHASH)
 
-    def _minhash_rule(self, site: str, page: int, segment: Segment, shingle_set: set[int],
-                      report: dict[str, Any], stored: list[tuple[str, Any, list[int]]]) -> None:
+    def _minhash_rule(
+        self,
+        site: str,
+        page: int,
+        segment: Segment,
+        shingle_set: set[int],
+        report: dict[str, Any],
+        stored: list[tuple[str, Any, list[int]]],
+    ) -> None:
         signature = minhash.signature(shingle_set)
         if signature is None:
             return
         bands = minhash.band_hashes(signature)
         best = self._best_minhash(site, signature, bands, page)
-        if best is None or best[2] < 1.0:       # identical signatures are stored once
+        if best is None or best[2] < 1.0:  # identical signatures are stored once
             stored.append((segment.id, signature, bands))
         threshold = self.settings.minhash_threshold
         if threshold is not None and best is not None and best[2] >= threshold:
-            report["minhash_match"] = {"url": self.store.page_url(best[0]),
-                                       "segment_id": best[1], "resemblance": best[2]}
+            report["minhash_match"] = {
+                "url": self.store.page_url(best[0]),
+                "segment_id": best[1],
+                "resemblance": best[2],
+            }
             _drop(segment, REASON_MINHASH)
 
-    def _best_minhash(self, site: str, signature: Any, bands: list[int],
-                      page: int) -> tuple[int, str, float] | None:
+    def _best_minhash(
+        self, site: str, signature: Any, bands: list[int], page: int
+    ) -> tuple[int, str, float] | None:
         best: tuple[int, str, float] | None = None
         for other_page, other_id, other in self.store.minhash_candidates(site, bands, page):
             value = minhash.estimated_resemblance(signature, other)

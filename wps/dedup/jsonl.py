@@ -1,10 +1,10 @@
 """De-duplicate an existing ``segments.jsonl`` against the site state (``wps dedup``).
 
-Lines are grouped by ``url`` and pages are processed in order of first appearance, so a file written by
-one run can be checked against pages seen in earlier runs. Each line gets ``kept``/``reasons`` updated,
-``stats["dup_chunk_share"]`` and a ``dup`` object (text-and-filters.md §6: ``cdc_dup_frac``,
-``simhash``, the near-duplicate matches and the page order). The output is written to a temporary file
-and renamed, so a failed run leaves no partial file.
+Lines are grouped by ``url`` and pages are processed in order of first appearance, so a file written
+by one run can be checked against pages seen in earlier runs. Each line gets ``kept``/``reasons``
+updated, ``stats["dup_chunk_share"]`` and a ``dup`` object (text-and-filters.md §6:
+``cdc_dup_frac``, ``simhash``, the near-duplicate matches and the page order). The output is written
+to a temporary file and renamed, so a failed run leaves no partial file.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ def _read(source: Path) -> list[dict[str, Any]]:
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError as err:
-                    raise InputFileError(f"{source}:{number}: not a JSON line ({err.msg})") from None
+                    raise InputFileError(
+                        f"{source}:{number}: not a JSON line ({err.msg})"
+                    ) from None
                 if not isinstance(record, dict) or not isinstance(record.get("url"), str):
                     raise InputFileError(f"{source}:{number}: a segment line needs a 'url'")
                 records.append(record)
@@ -53,14 +55,20 @@ def _read(source: Path) -> list[dict[str, Any]]:
 
 
 def _segment(record: dict[str, Any], index: int) -> Segment:
-    return Segment(id=str(record.get("segment_id", index)), polygons=[],
-                   text=str(record.get("text") or ""), main_text=str(record.get("main_text") or ""),
-                   kept=bool(record.get("kept", True)), reasons=list(record.get("reasons") or []),
-                   stats=dict(record.get("stats") or {}))
+    return Segment(
+        id=str(record.get("segment_id", index)),
+        polygons=[],
+        text=str(record.get("text") or ""),
+        main_text=str(record.get("main_text") or ""),
+        kept=bool(record.get("kept", True)),
+        reasons=list(record.get("reasons") or []),
+        stats=dict(record.get("stats") or {}),
+    )
 
 
-def dedup_jsonl(source: str | Path, deduplicator: Deduplicator,
-                destination: str | Path | None = None) -> DedupSummary:
+def dedup_jsonl(
+    source: str | Path, deduplicator: Deduplicator, destination: str | Path | None = None
+) -> DedupSummary:
     """Mark duplicated segments of ``source``; write to ``destination`` (default: in place)."""
     source = Path(source)
     target = Path(destination) if destination is not None else source
@@ -78,11 +86,13 @@ def dedup_jsonl(source: str | Path, deduplicator: Deduplicator,
             report = segment.extra["dedup"]
             record["kept"], record["reasons"] = segment.kept, segment.reasons
             record.setdefault("stats", {})["dup_chunk_share"] = segment.stats["dup_chunk_share"]
-            record["dup"] = {"cdc_dup_frac": segment.stats["dup_chunk_share"],
-                             "simhash": segment.extra["simhash"],
-                             "simhash_match": report["simhash_match"],
-                             "minhash_match": report["minhash_match"],
-                             "page_order": report["page_order"]}
+            record["dup"] = {
+                "cdc_dup_frac": segment.stats["dup_chunk_share"],
+                "simhash": segment.extra["simhash"],
+                "simhash_match": report["simhash_match"],
+                "minhash_match": report["minhash_match"],
+                "page_order": report["page_order"],
+            }
             summary.dropped.update(set(segment.reasons) - old)
     target.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)

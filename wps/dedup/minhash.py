@@ -1,14 +1,14 @@
 """Word shingles, CEDAR's boilerplate-robust shingle sets, and MinHash resemblance (§4.3).
 
-CEDAR (Gibson, Wellner, Lubar, LREC-WAC 2008) found the best duplicate-page signal in **2-word shingles**
-taken from blocks of at least **12 tokens**, after dropping the **5 % most frequent shingles** of the
-collection (recurring boilerplate). Resemblance is Broder's Jaccard index of two shingle sets; MinHash
-estimates it from 128 minimum hash values, and LSH banding (42 bands x 3 rows: candidates from
-resemblance ~0.29 up) finds candidate pairs without comparing every pair.
+CEDAR (Gibson, Wellner, Lubar, LREC-WAC 2008) found the best duplicate-page signal in **2-word
+shingles** taken from blocks of at least **12 tokens**, after dropping the **5 % most frequent
+shingles** of the collection (recurring boilerplate). Resemblance is Broder's Jaccard index of two
+shingle sets; MinHash estimates it from 128 minimum hash values, and LSH banding (42 bands x 3 rows:
+candidates from resemblance ~0.29 up) finds candidate pairs without comparing every pair.
 
-The MinHash is written with numpy (multiply-shift hashing of xxh3 shingle digests, ~10 us per segment)
-rather than taken from ``datasketch``, to keep the dependency list short; its values are not
-interchangeable with datasketch's.
+The MinHash is written with numpy (multiply-shift hashing of xxh3 shingle digests, ~10 us per
+segment) rather than taken from ``datasketch``, to keep the dependency list short; its values are
+not interchangeable with datasketch's.
 """
 
 from __future__ import annotations
@@ -19,8 +19,17 @@ import numpy as np
 import xxhash
 
 __all__ = [
-    "SHINGLE_WORDS", "MIN_BLOCK_TOKENS", "FREQUENT_FRACTION", "PERMUTATIONS", "BAND_ROWS",
-    "blocks", "shingles", "resemblance", "signature", "estimated_resemblance", "band_hashes",
+    "SHINGLE_WORDS",
+    "MIN_BLOCK_TOKENS",
+    "FREQUENT_FRACTION",
+    "PERMUTATIONS",
+    "BAND_ROWS",
+    "blocks",
+    "shingles",
+    "resemblance",
+    "signature",
+    "estimated_resemblance",
+    "band_hashes",
 ]
 
 SHINGLE_WORDS = 2
@@ -53,13 +62,16 @@ def blocks(text: str, min_tokens: int = MIN_BLOCK_TOKENS) -> list[list[str]]:
     return found
 
 
-def shingles(text: str, *, words: int = SHINGLE_WORDS,
-             min_tokens: int = MIN_BLOCK_TOKENS) -> set[int]:
-    """xxh3-64 digests (unsigned) of the ``words``-word shingles inside the long blocks of ``text``."""
+def shingles(
+    text: str, *, words: int = SHINGLE_WORDS, min_tokens: int = MIN_BLOCK_TOKENS
+) -> set[int]:
+    """xxh3-64 digests (unsigned) of the ``words``-word shingles in the long blocks of ``text``."""
     digest = xxhash.xxh3_64_intdigest
     found: set[int] = set()
     for tokens in blocks(text, min_tokens):
-        found.update(digest(" ".join(tokens[i:i + words]).encode()) for i in range(len(tokens) - words + 1))
+        found.update(
+            digest(" ".join(tokens[i : i + words]).encode()) for i in range(len(tokens) - words + 1)
+        )
     return found
 
 
@@ -86,5 +98,7 @@ def estimated_resemblance(first: np.ndarray, second: np.ndarray) -> float:
 
 def band_hashes(sig: np.ndarray, rows: int = BAND_ROWS) -> list[int]:
     """One xxh3-64 digest per LSH band, salted with the band's index so bands never collide."""
-    return [xxhash.xxh3_64_intdigest(sig[start:start + rows].tobytes(), seed=start)
-            for start in range(0, len(sig) - rows + 1, rows)]
+    return [
+        xxhash.xxh3_64_intdigest(sig[start : start + rows].tobytes(), seed=start)
+        for start in range(0, len(sig) - rows + 1, rows)
+    ]

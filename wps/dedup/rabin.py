@@ -1,18 +1,19 @@
-"""Content-defined chunking with a rolling polynomial (Rabin-Karp) hash: 32-byte window, 96-byte target.
+"""Content-defined chunking with a rolling polynomial hash: 32-byte window, 96-byte target.
 
-Manber-style anchors (text-and-filters.md §4.1): a cut falls after byte ``i`` when the hash of the last
-``WINDOW`` bytes, multiplied by an odd mixing constant, has its top 6 bits zero (probability 1/64), and at
-least ``WINDOW`` bytes lie since the previous cut; a chunk never exceeds ``MAX_CHUNK`` bytes. Expected chunk
-length is 32 + 64 = 96 bytes. Because cuts depend only on the last 32 bytes, chunks after an edit
-re-synchronise, so a page that repeats another page's paragraph repeats its chunk digests.
+Manber-style anchors (text-and-filters.md §4.1): a cut falls after byte ``i`` when the hash of the
+last ``WINDOW`` bytes, multiplied by an odd mixing constant, has its top 6 bits zero (probability
+1/64), and at least ``WINDOW`` bytes lie since the previous cut; a chunk never exceeds ``MAX_CHUNK``
+bytes. Expected chunk length is 32 + 64 = 96 bytes. Because cuts depend only on the last 32 bytes,
+chunks after an edit re-synchronise, so a page that repeats another page's paragraph repeats its
+chunk digests.
 
-No package supports a 96-byte target (fastcdc, pyfastcdc enforce >= 256 B), so the hash is written here,
-vectorised with numpy: the window hash of every position is computed at once by doubling
-(``H_2m(i) = H_m(i) + B^m * H_m(i - m)``, five multiply-adds for W = 32, wrapping mod 2^64 natively), and a
-short Python loop walks only the sparse candidate positions. The reference loop resets the hash at each cut,
-but a cut needs a full window since the previous cut, so the hash it tests is always the plain sliding-window
-hash: both give identical boundaries (``tests/dedup/test_rabin.py`` checks this against
-:func:`chunk_boundaries_reference`).
+No package supports a 96-byte target (fastcdc, pyfastcdc enforce >= 256 B), so the hash is written
+here, vectorised with numpy: the window hash of every position is computed at once by doubling
+(``H_2m(i) = H_m(i) + B^m * H_m(i - m)``, five multiply-adds for W = 32, wrapping mod 2^64
+natively), and a short Python loop walks only the sparse candidate positions. The reference loop
+resets the hash at each cut, but a cut needs a full window since the previous cut, so the hash it
+tests is always the plain sliding-window hash: both give identical boundaries
+(``tests/dedup/test_rabin.py`` checks this against :func:`chunk_boundaries_reference`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,17 @@ import numpy as np
 import xxhash
 
 __all__ = [
-    "WINDOW", "MAX_CHUNK", "BASE", "MIX", "Chunk", "normalise_text", "chunk_boundaries",
-    "chunk_boundaries_reference", "chunk_digests", "chunk_bytes", "chunk_text",
+    "WINDOW",
+    "MAX_CHUNK",
+    "BASE",
+    "MIX",
+    "Chunk",
+    "normalise_text",
+    "chunk_boundaries",
+    "chunk_boundaries_reference",
+    "chunk_digests",
+    "chunk_bytes",
+    "chunk_text",
 ]
 
 WINDOW = 32
@@ -48,7 +58,7 @@ _WHITESPACE = re.compile(r"\s+")
 
 @dataclass(slots=True)
 class Chunk:
-    """One content-defined chunk: where it is in the normalised UTF-8 bytes and its 64-bit digest."""
+    """One content-defined chunk: its place in the normalised UTF-8 bytes and its 64-bit digest."""
 
     start: int
     end: int
@@ -67,7 +77,7 @@ def normalise_text(text: str) -> bytes:
 
 
 def _window_hashes(block: np.ndarray) -> np.ndarray:
-    """Sliding-window hash ``sum_k block[i-k] * BASE^k`` (k < WINDOW) for every ``i >= WINDOW-1``."""
+    """Window hash ``sum_k block[i-k] * BASE^k`` (k < WINDOW) for every ``i >= WINDOW-1``."""
     hashes = block.astype(np.uint64)
     scratch = np.empty_like(hashes)
     span = 1
@@ -77,7 +87,7 @@ def _window_hashes(block: np.ndarray) -> np.ndarray:
             np.multiply(hashes[:-span], power, out=scratch[: len(hashes) - span])
             hashes[span:] += scratch[: len(hashes) - span]
             span *= 2
-    return hashes[WINDOW - 1:]
+    return hashes[WINDOW - 1 :]
 
 
 def _cut_candidates(data: bytes) -> np.ndarray:
@@ -88,7 +98,7 @@ def _cut_candidates(data: bytes) -> np.ndarray:
     limit = np.uint64(CUT_LIMIT)
     # Each block re-reads the WINDOW-1 bytes before it, so every window is hashed exactly once.
     for block_start in range(0, max(len(array) - WINDOW + 1, 0), _BLOCK):
-        block = array[block_start: block_start + _BLOCK + WINDOW - 1]
+        block = array[block_start : block_start + _BLOCK + WINDOW - 1]
         hashes = _window_hashes(block)
         with np.errstate(over="ignore"):
             np.multiply(hashes, mix, out=hashes)
@@ -98,13 +108,12 @@ def _cut_candidates(data: bytes) -> np.ndarray:
     return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
 
-def chunk_boundaries(data: bytes, *, window: int = WINDOW, max_chunk: int = MAX_CHUNK) -> list[int]:
+def chunk_boundaries(data: bytes, *, max_chunk: int = MAX_CHUNK) -> list[int]:
     """End offsets (exclusive) of the chunks of ``data``; the last one is ``len(data)``.
 
-    Vectorised equivalent of :func:`chunk_boundaries_reference`.
+    Vectorised equivalent of :func:`chunk_boundaries_reference` (window fixed at ``WINDOW``).
     """
-    if window != WINDOW:
-        raise ValueError(f"window must be {WINDOW} (the vectorised hash is built for it)")
+    window = WINDOW
     ends: list[int] = []
     start = 0
     for position in _cut_candidates(data).tolist():
@@ -122,9 +131,10 @@ def chunk_boundaries(data: bytes, *, window: int = WINDOW, max_chunk: int = MAX_
     return ends
 
 
-def chunk_boundaries_reference(data: bytes, *, window: int = WINDOW,
-                               max_chunk: int = MAX_CHUNK) -> list[int]:
-    """The byte-at-a-time loop of text-and-filters.md §4.1, hash reset at each cut (slow; for tests)."""
+def chunk_boundaries_reference(
+    data: bytes, *, window: int = WINDOW, max_chunk: int = MAX_CHUNK
+) -> list[int]:
+    """The byte-at-a-time loop of text-and-filters.md §4.1, hash reset at each cut (slow; tests)."""
     power = pow(BASE, window - 1, 1 << 64)
     ends: list[int] = []
     value = 0

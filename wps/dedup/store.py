@@ -1,14 +1,14 @@
 """The de-duplication state: an embedded SQLite database shared by runs and processes.
 
-Separate runs over the same site must de-duplicate against each other, and several workers may process
-pages of one site at once, so the state lives in SQLite in WAL mode: every page is handled in one
-``BEGIN IMMEDIATE`` transaction (the writer lock is taken before the first read, so two writers never
-interleave a read-then-insert), with a busy timeout and a retry loop around lock errors. A page's number
-(``pages.id``) is its order: a segment is compared only against pages numbered before its own, so
-re-running a page gives the same answer and never matches itself.
+Separate runs over the same site must de-duplicate against each other, and several workers may
+process pages of one site at once, so the state lives in SQLite in WAL mode: every page is handled
+in one ``BEGIN IMMEDIATE`` transaction (the writer lock is taken before the first read, so two
+writers never interleave a read-then-insert), with a busy timeout and a retry loop around lock
+errors. A page's number (``pages.id``) is its order: a segment is compared only against pages
+numbered before its own, so re-running a page gives the same answer and never matches itself.
 
-Hashes are unsigned 64-bit; SQLite integers are signed, so they are stored shifted by 2^63 wrap-around
-(:func:`_signed`).
+Hashes are unsigned 64-bit; SQLite integers are signed, so they are stored shifted by 2^63
+wrap-around (:func:`_signed`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ __all__ = ["DEFAULT_STORE_PATH", "default_store_path", "DedupStore"]
 DEFAULT_STORE_PATH = Path("~/.cache/wps/dedup.sqlite3")
 ENVIRONMENT_VARIABLE = "WPS_DEDUP_DB"
 _SQL_PARAMETERS = 500
-"""Digests per ``IN (...)`` query; SQLite's default limit is 32766 parameters, small batches plan well."""
+"""Digests per ``IN (...)`` query (SQLite allows 32766 parameters; small batches plan well)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
@@ -75,7 +75,7 @@ def _unsigned(value: int) -> int:
 
 def _batches(values: list[int]) -> Iterator[list[int]]:
     for start in range(0, len(values), _SQL_PARAMETERS):
-        yield values[start:start + _SQL_PARAMETERS]
+        yield values[start : start + _SQL_PARAMETERS]
 
 
 class DedupStore:
@@ -84,8 +84,9 @@ class DedupStore:
     Use :meth:`transaction` around everything done for one page.
     """
 
-    def __init__(self, path: str | Path | None = None, *, timeout: float = 60.0,
-                 retries: int = 20) -> None:
+    def __init__(
+        self, path: str | Path | None = None, *, timeout: float = 60.0, retries: int = 20
+    ) -> None:
         self.path = Path(path).expanduser() if path is not None else default_store_path()
         self.timeout = timeout
         self.retries = retries
@@ -142,7 +143,9 @@ class DedupStore:
     # ---------------------------------------------------------------------------------- pages
     def page(self, site: str, url: str) -> tuple[int, bool]:
         """The page's order number, and whether it is new to the store (first run over it)."""
-        row = self._execute("SELECT id FROM pages WHERE site = ? AND url = ?", (site, url)).fetchone()
+        row = self._execute(
+            "SELECT id FROM pages WHERE site = ? AND url = ?", (site, url)
+        ).fetchone()
         if row is not None:
             return int(row[0]), False
         cursor = self._execute("INSERT INTO pages (site, url) VALUES (?, ?)", (site, url))
@@ -153,17 +156,21 @@ class DedupStore:
         return str(row[0]) if row else ""
 
     def page_count(self, site: str) -> int:
-        return int(self._execute("SELECT COUNT(*) FROM pages WHERE site = ?", (site,)).fetchone()[0])
+        return int(
+            self._execute("SELECT COUNT(*) FROM pages WHERE site = ?", (site,)).fetchone()[0]
+        )
 
     # --------------------------------------------------------------------------------- chunks
     def seen_chunks(self, site: str, digests: Iterable[int], before_page: int) -> dict[int, int]:
-        """Digest -> first page, for the digests first seen on a page numbered before ``before_page``."""
+        """Digest -> first page, for digests first seen on a page before ``before_page``."""
         found: dict[int, int] = {}
         for batch in _batches([_signed(d) for d in set(digests)]):
             marks = ",".join("?" * len(batch))
             rows = self._execute(
                 f"SELECT digest, first_page FROM chunks WHERE site = ? AND digest IN ({marks})"
-                " AND first_page < ?", (site, *batch, before_page))
+                " AND first_page < ?",
+                (site, *batch, before_page),
+            )
             found.update((_unsigned(digest), first_page) for digest, first_page in rows)
         return found
 
@@ -173,11 +180,13 @@ class DedupStore:
             "INSERT INTO chunks (site, digest, first_page, size) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (site, digest) DO UPDATE SET first_page = excluded.first_page"
             " WHERE excluded.first_page < chunks.first_page",
-            [(site, _signed(digest), page, size) for digest, size in chunks])
+            [(site, _signed(digest), page, size) for digest, size in chunks],
+        )
 
     # ------------------------------------------------------------------------------ simhashes
-    def similar_simhashes(self, site: str, value: int, before_page: int,
-                          max_distance: int) -> list[tuple[int, str, int]]:
+    def similar_simhashes(
+        self, site: str, value: int, before_page: int, max_distance: int
+    ) -> list[tuple[int, str, int]]:
         """``(page, segment_id, distance)`` of earlier segments within ``max_distance`` bits.
 
         An exact repeat (distance 0) is answered from the value index alone: repeated boilerplate
@@ -185,13 +194,17 @@ class DedupStore:
         """
         exact = self._execute(
             "SELECT page, segment_id FROM simhashes WHERE site = ? AND simhash = ? AND page < ?"
-            " ORDER BY page LIMIT 1", (site, _signed(value), before_page)).fetchone()
+            " ORDER BY page LIMIT 1",
+            (site, _signed(value), before_page),
+        ).fetchone()
         if exact is not None:
             return [(int(exact[0]), str(exact[1]), 0)]
         bands = [(value >> (16 * index)) & 0xFFFF for index in range(4)]
         rows = self._execute(
             "SELECT page, segment_id, simhash FROM simhashes WHERE site = ? AND page < ? AND"
-            " (band0 = ? OR band1 = ? OR band2 = ? OR band3 = ?)", (site, before_page, *bands))
+            " (band0 = ? OR band1 = ? OR band2 = ? OR band3 = ?)",
+            (site, before_page, *bands),
+        )
         matches = []
         for page, segment_id, other in rows:
             distance = (value ^ _unsigned(other)).bit_count()
@@ -205,33 +218,46 @@ class DedupStore:
         self._connection.executemany(
             "INSERT INTO simhashes (site, page, segment_id, simhash, band0, band1, band2, band3)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(site, page, segment_id, _signed(value),
-              *[(value >> (16 * index)) & 0xFFFF for index in range(4)])
-             for segment_id, value in values])
+            [
+                (
+                    site,
+                    page,
+                    segment_id,
+                    _signed(value),
+                    *[(value >> (16 * index)) & 0xFFFF for index in range(4)],
+                )
+                for segment_id, value in values
+            ],
+        )
 
     # ------------------------------------------------------------------------------- shingles
     def frequent_shingle_limit(self, site: str, fraction: float) -> int | None:
         """Page frequency above which a shingle is among the ``fraction`` most frequent of the site.
 
         Rank ``k = floor(fraction * distinct shingles)``: shingles whose frequency exceeds the
-        frequency at rank ``k + 1`` are dropped, so ties at the edge are kept and at most ``fraction``
-        of the shingles go. ``None`` when nothing is frequent yet.
+        frequency at rank ``k + 1`` are dropped, so ties at the edge are kept and at most
+        ``fraction`` of the shingles go. ``None`` when nothing is frequent yet.
         """
-        total = int(self._execute("SELECT COUNT(*) FROM shingles WHERE site = ?", (site,))
-                    .fetchone()[0])
+        total = int(
+            self._execute("SELECT COUNT(*) FROM shingles WHERE site = ?", (site,)).fetchone()[0]
+        )
         rank = int(fraction * total)
         if rank < 1:
             return None
-        row = self._execute("SELECT pages FROM shingles WHERE site = ? ORDER BY pages DESC"
-                            " LIMIT 1 OFFSET ?", (site, rank)).fetchone()
+        row = self._execute(
+            "SELECT pages FROM shingles WHERE site = ? ORDER BY pages DESC LIMIT 1 OFFSET ?",
+            (site, rank),
+        ).fetchone()
         return max(int(row[0]), 1) if row else None
 
     def shingle_frequencies(self, site: str, shingles: Iterable[int]) -> dict[int, int]:
         found: dict[int, int] = {}
         for batch in _batches([_signed(s) for s in set(shingles)]):
             marks = ",".join("?" * len(batch))
-            rows = self._execute(f"SELECT shingle, pages FROM shingles WHERE site = ? AND"
-                                 f" shingle IN ({marks})", (site, *batch))
+            rows = self._execute(
+                f"SELECT shingle, pages FROM shingles WHERE site = ? AND shingle IN ({marks})",
+                (site, *batch),
+            )
             found.update((_unsigned(shingle), int(pages)) for shingle, pages in rows)
         return found
 
@@ -240,22 +266,28 @@ class DedupStore:
         self._connection.executemany(
             "INSERT INTO shingles (site, shingle, pages) VALUES (?, ?, 1)"
             " ON CONFLICT (site, shingle) DO UPDATE SET pages = pages + 1",
-            [(site, _signed(shingle)) for shingle in set(shingles)])
+            [(site, _signed(shingle)) for shingle in set(shingles)],
+        )
 
     # ------------------------------------------------------------------------------ minhashes
-    def minhash_candidates(self, site: str, band_hashes: list[int],
-                           before_page: int) -> list[tuple[int, str, np.ndarray]]:
+    def minhash_candidates(
+        self, site: str, band_hashes: list[int], before_page: int
+    ) -> list[tuple[int, str, np.ndarray]]:
         """``(page, segment_id, signature)`` of earlier segments sharing at least one LSH band."""
         marks = ",".join("?" * len(band_hashes))
         rows = self._execute(
             "SELECT page, segment_id, signature FROM minhashes WHERE page < ? AND id IN"
             f" (SELECT minhash FROM minhash_bands WHERE site = ? AND band_hash IN ({marks}))",
-            (before_page, site, *[_signed(h) for h in band_hashes]))
-        return [(int(page), str(segment_id), np.frombuffer(blob, dtype=np.uint32))
-                for page, segment_id, blob in rows]
+            (before_page, site, *[_signed(h) for h in band_hashes]),
+        )
+        return [
+            (int(page), str(segment_id), np.frombuffer(blob, dtype=np.uint32))
+            for page, segment_id, blob in rows
+        ]
 
-    def replace_minhashes(self, site: str, page: int,
-                          values: list[tuple[str, np.ndarray, list[int]]]) -> None:
+    def replace_minhashes(
+        self, site: str, page: int, values: list[tuple[str, np.ndarray, list[int]]]
+    ) -> None:
         """Store the page's ``(segment_id, signature, band hashes)``, replacing an earlier run's."""
         old = [row[0] for row in self._execute("SELECT id FROM minhashes WHERE page = ?", (page,))]
         for batch in _batches(old):
@@ -265,7 +297,9 @@ class DedupStore:
         for segment_id, sig, band_hashes in values:
             cursor = self._execute(
                 "INSERT INTO minhashes (site, page, segment_id, signature) VALUES (?, ?, ?, ?)",
-                (site, page, segment_id, sig.astype(np.uint32).tobytes()))
+                (site, page, segment_id, sig.astype(np.uint32).tobytes()),
+            )
             self._connection.executemany(
                 "INSERT INTO minhash_bands (site, band_hash, minhash) VALUES (?, ?, ?)",
-                [(site, _signed(h), cursor.lastrowid) for h in band_hashes])
+                [(site, _signed(h), cursor.lastrowid) for h in band_hashes],
+            )

@@ -8,5 +8,11 @@ from __future__ import annotations
 from .binoculars import THRESHOLDS, BinocularsResult, BinocularsScorer, binoculars_scores
 from .jsonl import ScoreSummary, score_jsonl
 
-__all__ = ["THRESHOLDS", "BinocularsResult", "BinocularsScorer", "binoculars_scores",
-           "ScoreSummary", "score_jsonl"]
+__all__ = [
+    "THRESHOLDS",
+    "BinocularsResult",
+    "BinocularsScorer",
+    "binoculars_scores",
+    "ScoreSummary",
+    "score_jsonl",
+]

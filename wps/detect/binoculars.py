@@ -1,17 +1,18 @@
 """Binoculars AI-text score (Hans et al., ICML 2024), computed exactly as ahans30/Binoculars does.
 
-There is no usable PyPI package (``pip install binoculars`` is an unrelated project), so the scorer is
-rewritten here on ``transformers`` (text-and-filters.md §5). The reference code's details matter because
-the published thresholds were chosen with them:
+There is no usable PyPI package (``pip install binoculars`` is an unrelated project), so the scorer
+is rewritten here on ``transformers`` (text-and-filters.md §5). The reference code's details matter
+because the published thresholds were chosen with them:
 
 * log-perplexity uses the **performer**'s logits (shifted, weighted by the shifted attention mask);
-* cross-perplexity is the observer's softmax against the performer's log-softmax at **every** position,
-  not shifted, averaged over positions whose id is not the pad id; pad = eos when the tokenizer has
-  none, so a literal EOS token in the text is masked too;
+* cross-perplexity is the observer's softmax against the performer's log-softmax at **every**
+  position, not shifted, averaged over positions whose id is not the pad id; pad = eos when the
+  tokenizer has none, so a literal EOS token in the text is masked too;
 * only the first ``max_tokens`` (512) tokens are scored; ``score < threshold`` means AI-generated.
 
-Deviation: batches are padded on the right whatever the tokenizer's default, so a text's score does not
-depend on its batch neighbours (the reference uses the tokenizer's side; Falcon's is right already).
+Deviation: batches are padded on the right whatever the tokenizer's default, so a text's score does
+not depend on its batch neighbours (the reference uses the tokenizer's side; Falcon's is right
+already).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from ..errors import MissingDependencyError, ModelError, UsageError
 __all__ = ["THRESHOLDS", "BinocularsResult", "BinocularsScorer", "binoculars_scores"]
 
 THRESHOLDS: dict[str, float] = {
-    "accuracy": 0.9015310749276843,   # F1-optimal, Falcon-7B / Falcon-7B-instruct, bf16
-    "low-fpr": 0.8536432310785527,    # 0.01 % false-positive rate (the reference default)
+    "accuracy": 0.9015310749276843,  # F1-optimal, Falcon-7B / Falcon-7B-instruct, bf16
+    "low-fpr": 0.8536432310785527,  # 0.01 % false-positive rate (the reference default)
 }
 Mode = Literal["low-fpr", "accuracy"]
 
@@ -51,12 +52,18 @@ def _import_torch() -> Any:
     except ImportError as err:
         raise MissingDependencyError(
             f"Binoculars needs torch and transformers ({err.name} is missing):"
-            " pip install 'wps[detect]'") from None
+            " pip install 'wps[detect]'"
+        ) from None
     return torch
 
 
-def binoculars_scores(observer_logits: Any, performer_logits: Any, input_ids: Any,
-                      attention_mask: Any, pad_token_id: int) -> Any:
+def binoculars_scores(
+    observer_logits: Any,
+    performer_logits: Any,
+    input_ids: Any,
+    attention_mask: Any,
+    pad_token_id: int,
+) -> Any:
     """Per-text score ``ppl / x_ppl`` from the two models' logits (batch, length, vocabulary)."""
     import torch.nn.functional as functional
 
@@ -64,7 +71,8 @@ def binoculars_scores(observer_logits: Any, performer_logits: Any, input_ids: An
     labels = input_ids[:, 1:]
     shifted_mask = attention_mask[:, 1:]
     token_loss = functional.cross_entropy(
-        performer_logits[:, :-1].transpose(1, 2), labels, reduction="none")
+        performer_logits[:, :-1].transpose(1, 2), labels, reduction="none"
+    )
     log_perplexity = (token_loss * shifted_mask).sum(1) / shifted_mask.sum(1)
     observer_probabilities = observer_logits.softmax(-1).view(-1, vocabulary)
     cross_entropy = functional.cross_entropy(
@@ -78,14 +86,25 @@ def binoculars_scores(observer_logits: Any, performer_logits: Any, input_ids: An
 class BinocularsScorer:
     """Observer and performer causal LMs loaded from local folders, scoring texts in batches."""
 
-    def __init__(self, observer_path: str | Path, performer_path: str | Path, *,
-                 mode: Mode = "low-fpr", max_tokens: int = 512, batch_size: int = 4,
-                 device: str = "auto", dtype: str = "auto", min_tokens: int = 2,
-                 trust_remote_code: bool = False) -> None:
+    def __init__(
+        self,
+        observer_path: str | Path,
+        performer_path: str | Path,
+        *,
+        mode: Mode = "low-fpr",
+        max_tokens: int = 512,
+        batch_size: int = 4,
+        device: str = "auto",
+        dtype: str = "auto",
+        min_tokens: int = 2,
+        trust_remote_code: bool = False,
+    ) -> None:
         if mode not in THRESHOLDS:
             raise UsageError(f"unknown Binoculars mode {mode!r}; choose from {sorted(THRESHOLDS)}")
         if max_tokens < 2 or batch_size < 1 or min_tokens < 2:
-            raise UsageError("Binoculars needs max_tokens >= 2, min_tokens >= 2 and batch_size >= 1")
+            raise UsageError(
+                "Binoculars needs max_tokens >= 2, min_tokens >= 2 and batch_size >= 1"
+            )
         torch = _import_torch()
         self.observer_path = str(observer_path)
         self.performer_path = str(performer_path)
@@ -93,7 +112,9 @@ class BinocularsScorer:
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.min_tokens = min_tokens
-        self.device = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+        self.device = (
+            ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+        )
         self.dtype = _resolve_dtype(torch, dtype, self.device)
         self.tokenizer = _load_tokenizer(self.observer_path)
         _check_same_vocabulary(self.tokenizer, self.observer_path, self.performer_path)
@@ -103,11 +124,16 @@ class BinocularsScorer:
             raise ModelError(f"{self.observer_path}: tokenizer has neither a pad nor an eos token")
         self.tokenizer.padding_side = "right"
         self.observer = _load_model(self.observer_path, self.dtype, self.device, trust_remote_code)
-        self.performer = _load_model(self.performer_path, self.dtype, self.device,
-                                     trust_remote_code)
-        if self.observer.get_output_embeddings().weight.shape[0] != \
-                self.performer.get_output_embeddings().weight.shape[0]:
-            raise ModelError(f"{self.observer_path} and {self.performer_path}: vocabulary sizes differ")
+        self.performer = _load_model(
+            self.performer_path, self.dtype, self.device, trust_remote_code
+        )
+        if (
+            self.observer.get_output_embeddings().weight.shape[0]
+            != self.performer.get_output_embeddings().weight.shape[0]
+        ):
+            raise ModelError(
+                f"{self.observer_path} and {self.performer_path}: vocabulary sizes differ"
+            )
 
     @property
     def threshold(self) -> float:
@@ -137,7 +163,7 @@ class BinocularsScorer:
         order = [index for _, index in sorted(lengths)]
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
-                batch = order[start:start + self.batch_size]
+                batch = order[start : start + self.batch_size]
                 scores = self._score_batch([texts[i] for i in batch])
                 for index, score in zip(batch, scores):
                     result = results[index]
@@ -150,13 +176,22 @@ class BinocularsScorer:
 
     def _score_batch(self, batch: list[str]) -> list[float]:
         encodings = self.tokenizer(
-            batch, return_tensors="pt", padding="longest" if len(batch) > 1 else False,
-            truncation=True, max_length=self.max_tokens, return_token_type_ids=False,
+            batch,
+            return_tensors="pt",
+            padding="longest" if len(batch) > 1 else False,
+            truncation=True,
+            max_length=self.max_tokens,
+            return_token_type_ids=False,
         ).to(self.device)
         observer_logits = self.observer(**encodings).logits
         performer_logits = self.performer(**encodings).logits
-        scores = binoculars_scores(observer_logits, performer_logits, encodings["input_ids"],
-                                   encodings["attention_mask"], self.tokenizer.pad_token_id)
+        scores = binoculars_scores(
+            observer_logits,
+            performer_logits,
+            encodings["input_ids"],
+            encodings["attention_mask"],
+            self.tokenizer.pad_token_id,
+        )
         return [float(value) for value in scores.float().cpu().tolist()]
 
 
@@ -191,13 +226,16 @@ def _load_model(path: str, dtype: Any, device: str, trust_remote_code: bool) -> 
     _require_folder(path)
     try:
         model = AutoModelForCausalLM.from_pretrained(
-            path, local_files_only=True, dtype=dtype, trust_remote_code=trust_remote_code)
+            path, local_files_only=True, dtype=dtype, trust_remote_code=trust_remote_code
+        )
     except (OSError, ValueError, KeyError) as err:
         raise ModelError(f"{path}: cannot load causal LM ({_first_line(err)})") from None
     return model.to(device).eval()
 
 
-def _check_same_vocabulary(observer_tokenizer: Any, observer_path: str, performer_path: str) -> None:
+def _check_same_vocabulary(
+    observer_tokenizer: Any, observer_path: str, performer_path: str
+) -> None:
     """Binoculars compares two models' distributions token by token: vocabularies must match."""
     _require_folder(performer_path)
     try:
@@ -205,7 +243,9 @@ def _check_same_vocabulary(observer_tokenizer: Any, observer_path: str, performe
     except ModelError:
         return  # no tokenizer beside the performer: the model's vocabulary size is checked later
     if performer_tokenizer.get_vocab() != observer_tokenizer.get_vocab():
-        raise ModelError(f"{observer_path} and {performer_path}: tokenizers have different vocabularies")
+        raise ModelError(
+            f"{observer_path} and {performer_path}: tokenizers have different vocabularies"
+        )
 
 
 def _first_line(err: BaseException) -> str:

@@ -1,11 +1,11 @@
 """Score the kept segments of a ``segments.jsonl`` with Binoculars and write the verdicts back.
 
 Each line (text-and-filters.md §6) gets a ``binoculars`` object: the score and verdict, or
-``{"skipped": reason}`` for segments that were dropped by an earlier rule (``not_kept``), have no text
-(``empty``) or too few tokens. The text scored is the segment's ``main_text`` when it has one, else its
-``text``. Lines are read and written in windows (sorted by token count inside a window for batching), and
-the output goes to a temporary file renamed over the target at the end, so an interrupted run leaves the
-input untouched and no partial output.
+``{"skipped": reason}`` for segments that were dropped by an earlier rule (``not_kept``), have no
+text (``empty``) or too few tokens. The text scored is the segment's ``main_text`` when it has one,
+else its ``text``. Lines are read and written in windows (sorted by token count inside a window for
+batching), and the output goes to a temporary file renamed over the target at the end, so an
+interrupted run leaves the input untouched and no partial output.
 """
 
 from __future__ import annotations
@@ -44,10 +44,16 @@ def segment_text(record: dict[str, Any]) -> str:
 def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dict[str, Any]:
     if result.skipped_reason is not None:
         return {"skipped": result.skipped_reason, "n_tokens": result.n_tokens}
-    return {"score": result.score, "pred": result.prediction, "threshold": scorer.threshold,
-            "mode": scorer.mode, "observer": scorer.observer_path,
-            "performer": scorer.performer_path, "n_tokens": result.n_tokens,
-            "truncated": result.truncated}
+    return {
+        "score": result.score,
+        "pred": result.prediction,
+        "threshold": scorer.threshold,
+        "mode": scorer.mode,
+        "observer": scorer.observer_path,
+        "performer": scorer.performer_path,
+        "n_tokens": result.n_tokens,
+        "truncated": result.truncated,
+    }
 
 
 def _records(handle: IO[str], path: Path) -> Iterator[dict[str, Any]]:
@@ -63,8 +69,9 @@ def _records(handle: IO[str], path: Path) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def _score_window(window: list[dict[str, Any]], scorer: BinocularsScorer,
-                  summary: ScoreSummary) -> None:
+def _score_window(
+    window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary
+) -> None:
     wanted = [r for r in window if r.get("kept", True) and segment_text(r).strip()]
     for record in window:
         if not record.get("kept", True):
@@ -83,10 +90,11 @@ def _score_window(window: list[dict[str, Any]], scorer: BinocularsScorer,
             summary.predictions[outcome["pred"]] += 1
 
 
-def score_jsonl(source: str | Path, scorer: BinocularsScorer,
-                destination: str | Path | None = None) -> ScoreSummary:
-    """Score every kept segment of ``source`` and write all lines to ``destination`` (default: replace
-    ``source`` in place, atomically)."""
+def score_jsonl(
+    source: str | Path, scorer: BinocularsScorer, destination: str | Path | None = None
+) -> ScoreSummary:
+    """Score every kept segment of ``source`` and write all lines to ``destination`` (default:
+    replace ``source`` in place, atomically)."""
     source = Path(source)
     target = Path(destination) if destination is not None else source
     if not source.is_file():
@@ -95,8 +103,10 @@ def score_jsonl(source: str | Path, scorer: BinocularsScorer,
     summary = ScoreSummary()
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
-        with open(source, encoding="utf-8") as reader, \
-                os.fdopen(descriptor, "w", encoding="utf-8") as writer:
+        with (
+            open(source, encoding="utf-8") as reader,
+            os.fdopen(descriptor, "w", encoding="utf-8") as writer,
+        ):
             window: list[dict[str, Any]] = []
             for record in _records(reader, source):
                 window.append(record)
@@ -114,8 +124,9 @@ def score_jsonl(source: str | Path, scorer: BinocularsScorer,
     return summary
 
 
-def _flush(window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary,
-           writer: IO[str]) -> None:
+def _flush(
+    window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary, writer: IO[str]
+) -> None:
     if not window:
         return
     _score_window(window, scorer, summary)

@@ -1,4 +1,4 @@
-"""Boilerplate-tail removal: a noise-sentence classifier and the boundary that cuts a segment's tail.
+"""Boilerplate-tail removal: a noise-sentence classifier and the boundary that cuts the tail.
 
 Off by default: the stage runs only when a trained model folder is given (``wps train-noise``).
 """
@@ -12,20 +12,32 @@ from ..model import Segment
 from .boundary import NoiseTail, boundary_index, boundary_scores, cut_noise_tail, split_chunks
 from .classifier import NoiseClassifier, TrainingReport, load_labelled_jsonl
 
-__all__ = ["NoiseTailCutter", "NoiseClassifier", "TrainingReport", "load_labelled_jsonl",
-           "NoiseTail", "boundary_index", "boundary_scores", "cut_noise_tail", "split_chunks"]
+__all__ = [
+    "NoiseTailCutter",
+    "NoiseClassifier",
+    "TrainingReport",
+    "load_labelled_jsonl",
+    "NoiseTail",
+    "boundary_index",
+    "boundary_scores",
+    "cut_noise_tail",
+    "split_chunks",
+]
 
 
 class NoiseTailCutter:
     """Pipeline stage: cuts the noise tail off each segment's ``text`` and ``main_text``.
 
-    The removed part goes to ``extra["noise_tail"]`` (removed text, chunk counts) so nothing is lost;
-    ``stats["noise_tail_chars"]`` holds how many characters of ``text`` were cut.
+    The removed part goes to ``extra["noise_tail"]`` (removed text, chunk counts), so nothing is
+    lost; ``stats["noise_tail_chars"]`` holds how many characters of ``text`` were cut.
     """
 
-    def __init__(self, model: str | Path | NoiseClassifier,
-                 fields: Sequence[str] = ("text", "main_text")) -> None:
-        self.classifier = model if isinstance(model, NoiseClassifier) else NoiseClassifier.load(model)
+    def __init__(
+        self, model: str | Path | NoiseClassifier, fields: Sequence[str] = ("text", "main_text")
+    ) -> None:
+        self.classifier = (
+            model if isinstance(model, NoiseClassifier) else NoiseClassifier.load(model)
+        )
         unknown = set(fields) - {"text", "main_text"}
         if unknown:
             raise ValueError(f"noise tail fields must be text/main_text, not {sorted(unknown)}")
@@ -39,8 +51,11 @@ class NoiseTailCutter:
                 if not text.strip():
                     continue
                 tail = cut_noise_tail(text, self.classifier.noise_probabilities)
-                report[name] = {"removed": tail.removed, "chunks": tail.chunks,
-                                "kept_chunks": tail.kept_chunks}
+                report[name] = {
+                    "removed": tail.removed,
+                    "chunks": tail.chunks,
+                    "kept_chunks": tail.kept_chunks,
+                }
                 if name == "text":
                     segment.stats["noise_tail_chars"] = float(len(text) - len(tail.kept))
                 setattr(segment, name, tail.kept)

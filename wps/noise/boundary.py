@@ -1,19 +1,20 @@
 """Boilerplate-tail boundary: where a segment's content ends and its noise tail begins (§4.5).
 
 Noise in scraped articles concentrates at the end (bylines, "related stories", share buttons, legal
-lines). Instead of dropping chunks one by one (errors anywhere in the text), the boundary method keeps a
-prefix: with per-chunk noise probabilities ``p_0..p_{n-1}``, every cut ``i`` (keep chunks ``< i``) gets
+lines). Instead of dropping chunks one by one (errors anywhere in the text), the boundary method
+keeps a prefix: with per-chunk noise probabilities ``p_0..p_{n-1}``, every cut ``i`` (keep chunks
+``< i``) gets
 
     score(i) = 1/3 * right_noise(i) + 1/3 * (1 - left_noise(i)) + 1/3 * i / n
 
-and everything after the best cut is dropped; the paper's errors then fall near the end, so less content
-is lost than with per-chunk decisions.
+and everything after the best cut is dropped; the paper's errors then fall near the end, so less
+content is lost than with per-chunk decisions.
 
 **Position weighting (the paper leaves it open; our choice):** each side is a weighted mean of its
 chunks' probabilities with weight ``1 / (1 + d)``, ``d`` the chunk's distance in chunks from the cut
-(0 for the chunks touching it). Chunks next to the cut decide most, yet one stray noisy sentence far up
-in the article cannot pull the cut towards it. An empty side has noise 0 (nothing to drop on the right,
-nothing noisy kept on the left). Ties go to the largest ``i`` (keep more).
+(0 for the chunks touching it). Chunks next to the cut decide most, yet one stray noisy sentence far
+up in the article cannot pull the cut towards it. An empty side has noise 0 (nothing to drop on the
+right, nothing noisy kept on the left). Ties go to the largest ``i`` (keep more).
 """
 
 from __future__ import annotations
@@ -87,8 +88,7 @@ class NoiseTail:
     kept_chunks: int
 
 
-def cut_noise_tail(text: str,
-                   probabilities_of: Callable[[Sequence[str]], np.ndarray]) -> NoiseTail:
+def cut_noise_tail(text: str, probabilities_of: Callable[[Sequence[str]], np.ndarray]) -> NoiseTail:
     """Split ``text`` at its boundary; ``probabilities_of(chunks) -> P(noise)`` per chunk text."""
     spans = split_chunks(text)
     if not spans:

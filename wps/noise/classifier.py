@@ -1,8 +1,8 @@
 """Noise-sentence classifier: TF-IDF word 1-2-grams into a small MLP (text-and-filters.md §4.5).
 
-The paper behind it (extractive noise removal from scraped news, 19,903 sentences) reached F1 0.84 with
-exactly this model, close to a fine-tuned BERT (0.86) at a fraction of the cost, so it is the default
-chunk scorer for the boilerplate-tail boundary. Training data is JSONL, one chunk a line:
+The paper behind it (extractive noise removal from scraped news, 19,903 sentences) reached F1 0.84
+with exactly this model, close to a fine-tuned BERT (0.86) at a fraction of the cost, so it is the
+default chunk scorer for the boilerplate-tail boundary. Training data is JSONL, one chunk a line:
 ``{"text": "...", "label": 1 | 0 | "noise" | "content"}``.
 
 A saved model is a folder: ``model.joblib`` (the scikit-learn pipeline; joblib files run code when
@@ -26,7 +26,8 @@ from ..errors import InputFileError, MissingDependencyError, ModelError, UsageEr
 __all__ = ["NoiseClassifier", "TrainingReport", "load_labelled_jsonl", "NOISE_MODEL_FORMAT"]
 
 NOISE_MODEL_FORMAT = "wps-noise/1"
-_LABELS = {1: 1, 0: 0, True: 1, False: 0, "noise": 1, "content": 0, "1": 1, "0": 0}
+_LABELS = {1: 1, 0: 0, "noise": 1, "content": 0, "1": 1, "0": 0}
+"""Accepted labels (``True``/``False`` equal 1/0 as keys) -> 1 = noise, 0 = content."""
 
 
 def _sklearn() -> Any:
@@ -34,7 +35,8 @@ def _sklearn() -> Any:
         import sklearn
     except ImportError:
         raise MissingDependencyError(
-            "the noise classifier needs scikit-learn: pip install 'wps[noise]'") from None
+            "the noise classifier needs scikit-learn: pip install 'wps[noise]'"
+        ) from None
     return sklearn
 
 
@@ -52,12 +54,17 @@ def load_labelled_jsonl(path: str | Path) -> tuple[list[str], list[int]]:
                     record = json.loads(line)
                     text, label = record["text"], record["label"]
                 except (json.JSONDecodeError, KeyError, TypeError):
-                    raise InputFileError(f"{path}:{number}: expected a JSON object with 'text'"
-                                         " and 'label'") from None
-                if not isinstance(text, str) or not isinstance(label, (int, str)) or \
-                        label not in _LABELS:
-                    raise InputFileError(f"{path}:{number}: label {label!r} is not 0, 1, 'noise'"
-                                         " or 'content'")
+                    raise InputFileError(
+                        f"{path}:{number}: expected a JSON object with 'text' and 'label'"
+                    ) from None
+                if (
+                    not isinstance(text, str)
+                    or not isinstance(label, (int, str))
+                    or label not in _LABELS
+                ):
+                    raise InputFileError(
+                        f"{path}:{number}: label {label!r} is not 0, 1, 'noise' or 'content'"
+                    )
                 texts.append(text)
                 labels.append(_LABELS[label])
     except FileNotFoundError:
@@ -96,14 +103,22 @@ class NoiseClassifier:
 
         return make_pipeline(
             TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1),
-            MLPClassifier(hidden_layer_sizes=(hidden_units,), max_iter=max_iterations,
-                          random_state=seed),
+            MLPClassifier(
+                hidden_layer_sizes=(hidden_units,), max_iter=max_iterations, random_state=seed
+            ),
         )
 
     @classmethod
-    def train(cls, texts: Sequence[str], labels: Sequence[int], *, hidden_units: int = 128,
-              max_iterations: int = 200, seed: int = 0,
-              held_out_fraction: float = 0.0) -> tuple[NoiseClassifier, TrainingReport]:
+    def train(
+        cls,
+        texts: Sequence[str],
+        labels: Sequence[int],
+        *,
+        hidden_units: int = 128,
+        max_iterations: int = 200,
+        seed: int = 0,
+        held_out_fraction: float = 0.0,
+    ) -> tuple[NoiseClassifier, TrainingReport]:
         """Fit on labelled chunks; with ``held_out_fraction`` > 0, score a stratified held-out part
         first, then refit on everything."""
         if not 0.0 <= held_out_fraction < 1.0:
@@ -122,21 +137,35 @@ class NoiseClassifier:
             warnings.simplefilter("ignore", ConvergenceWarning)
             if held_out_fraction > 0:
                 train_x, test_x, train_y, test_y = train_test_split(
-                    list(texts), list(labels), test_size=held_out_fraction, random_state=seed,
-                    stratify=list(labels))
+                    list(texts),
+                    list(labels),
+                    test_size=held_out_fraction,
+                    random_state=seed,
+                    stratify=list(labels),
+                )
                 probe = cls.build_pipeline(hidden_units, max_iterations, seed).fit(train_x, train_y)
                 precision, recall, f1, _ = precision_recall_fscore_support(
-                    test_y, probe.predict(test_x), average="binary", pos_label=1, zero_division=0)
+                    test_y, probe.predict(test_x), average="binary", pos_label=1, zero_division=0
+                )
                 report.held_out = len(test_x)
-                report.scores = {"precision": float(precision), "recall": float(recall),
-                                 "f1": float(f1)}
+                report.scores = {
+                    "precision": float(precision),
+                    "recall": float(recall),
+                    "f1": float(f1),
+                }
             pipeline = cls.build_pipeline(hidden_units, max_iterations, seed).fit(
-                list(texts), list(labels))
+                list(texts), list(labels)
+            )
         import sklearn
 
-        metadata = {"format": NOISE_MODEL_FORMAT, "sklearn": sklearn.__version__,
-                    "examples": report.examples, "noise_examples": report.noise_examples,
-                    "hidden_units": hidden_units, "held_out_scores": report.scores}
+        metadata = {
+            "format": NOISE_MODEL_FORMAT,
+            "sklearn": sklearn.__version__,
+            "examples": report.examples,
+            "noise_examples": report.noise_examples,
+            "hidden_units": hidden_units,
+            "held_out_scores": report.scores,
+        }
         return cls(pipeline, metadata), report
 
     def noise_probabilities(self, texts: Sequence[str]) -> np.ndarray:
@@ -157,8 +186,9 @@ class NoiseClassifier:
         staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
         try:
             joblib.dump(self.pipeline, staging / "model.joblib")
-            (staging / "metadata.json").write_text(json.dumps(self.metadata, indent=2) + "\n",
-                                                   encoding="utf-8")
+            (staging / "metadata.json").write_text(
+                json.dumps(self.metadata, indent=2) + "\n", encoding="utf-8"
+            )
             if directory.exists():
                 shutil.rmtree(directory)
             os.rename(staging, directory)
