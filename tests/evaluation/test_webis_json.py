@@ -24,8 +24,10 @@ def _file(tmp_path: Path, data: object, name: str = "seg.json") -> Path:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"id": "1", "width": 10, "height": 10.0, "segmentations": {}}, "height must be a JSON integer"),
-        ({"id": "1", "width": 1.5, "height": 10, "segmentations": {}}, "width must be a JSON integer"),
+        ({"id": "1", "width": 10, "height": 10.0, "segmentations": {}},
+         "height must be a JSON integer"),
+        ({"id": "1", "width": 1.5, "height": 10, "segmentations": {}},
+         "width must be a JSON integer"),
         ({"id": 1, "width": 10, "height": 10, "segmentations": {}}, "id must be a string"),
         ({"width": 10, "height": 10, "segmentations": {}}, "missing required attribute 'id'"),
         ({"id": "1", "width": 10, "height": 10, "segmentations": {"a": [[[RING[:-1]]]]}},

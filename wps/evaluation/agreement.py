@@ -49,9 +49,8 @@ class AgreementResult:
         """The ``calculate-averaged-agreement.R`` output (one line per matrix file)."""
         lines = ["#file f1 max"]
         for name in sorted(self.matrices, key=lambda n: AGREEMENT_FILE_NAMES[n]):
-            lines.append(
-                f"{AGREEMENT_FILE_NAMES[name]}.txt {_r(self.mean_f1(name))} {_r(self.mean_max(name))}"
-            )
+            f1, maximum = _r(self.mean_f1(name)), _r(self.mean_max(name))
+            lines.append(f"{AGREEMENT_FILE_NAMES[name]}.txt {f1} {maximum}")
         return "\n".join(lines) + "\n"
 
     def matrix_text(self, size_function: str) -> str:
@@ -90,7 +89,9 @@ def agreement(
     task = parse_segmentations(segmentations).select(pattern)
     names = list(task.segmentations)[:MAX_SEGMENTATIONS]
     if len(names) < 2:
-        raise UsageError(f"{task.source}: agreement needs at least 2 segmentations, got {len(names)}")
+        raise UsageError(
+            f"{task.source}: agreement needs at least 2 segmentations, got {len(names)}"
+        )
     lengths = [len(task.segmentations[n]) for n in names]
     geometries = [segment_geometry(s) for n in names for s in task.segmentations[n]]
     functions = [canonical_size_function(f) for f in size_functions]

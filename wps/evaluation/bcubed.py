@@ -1,4 +1,4 @@
-"""Extended BCubed precision/recall/F1 over weighted clusters (webis-webseg-20.md §3.1–3.2, §3.4).
+"""Extended BCubed precision/recall/F1 over weighted clusters (webis-webseg-20.md §3.1-3.4).
 
 ``precision(clustering, algorithm, truth)`` is ``BCubedPrecisionMatrix[algorithm, truth]`` of the R
 code: for each cluster r, the weighted mean over clusters s sharing an algorithm segment with r of
@@ -77,7 +77,9 @@ def precision(clustering: Clustering, algorithm: int, truth: int) -> float:
     return _precision(alg @ alg.T, gt @ gt.T, weights)
 
 
-def _precision(algorithm_counts: np.ndarray, truth_counts: np.ndarray, weights: np.ndarray) -> float:
+def _precision(
+    algorithm_counts: np.ndarray, truth_counts: np.ndarray, weights: np.ndarray
+) -> float:
     if weights.size == 0:
         return math.nan
     shared = algorithm_counts > 0

@@ -1,4 +1,4 @@
-"""``evaluate``: one algorithm segmentation against a ground truth, as ``evaluate-segmentation.R``."""
+"""``evaluate``: an algorithm segmentation against a ground truth (``evaluate-segmentation.R``)."""
 
 from __future__ import annotations
 

@@ -137,7 +137,9 @@ def planar_overlay(geometries: Sequence[BaseGeometry], min_area: float = 1.0) ->
     return Overlay(regions, members, np.asarray(areas, dtype=float))
 
 
-def nary_intersection(geometries: Sequence[BaseGeometry]) -> tuple[list[BaseGeometry], list[tuple[int, ...]]]:
+def nary_intersection(
+    geometries: Sequence[BaseGeometry],
+) -> tuple[list[BaseGeometry], list[tuple[int, ...]]]:
     """sf's ``CPL_nary_intersection`` step by step: pieces keep their geometry type.
 
     Used where the piece structure matters (flattening splits a GEOMETRYCOLLECTION piece into

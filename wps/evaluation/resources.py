@@ -103,7 +103,9 @@ def read_nodes(path: str | Path) -> tuple[np.ndarray, list[str]]:
         try:
             left, bottom, right, top = (float(v) for v in row[:4])
         except ValueError:
-            raise DatasetError(f"{path}: line {number}: non-numeric coordinates {row[:4]}") from None
+            raise DatasetError(
+                f"{path}: line {number}: non-numeric coordinates {row[:4]}"
+            ) from None
         boxes.append((left, top, right, bottom))
         xpaths.append(row[4] if len(row) > 4 else "")
     return np.asarray(boxes, dtype=float).reshape(-1, 4), xpaths
