@@ -151,7 +151,9 @@ class BinocularsScorer:
         results: list[BinocularsResult] = []
         lengths: list[tuple[int, int]] = []
         for index, text in enumerate(texts):
-            full = len(self.tokenizer(text, truncation=False)["input_ids"]) if text.strip() else 0
+            full = 0
+            if text.strip():
+                full = len(self.tokenizer(text, truncation=False, verbose=False)["input_ids"])
             scored = min(full, self.max_tokens)
             if not text.strip():
                 results.append(BinocularsResult(None, None, 0, False, "empty"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from ..errors import UsageError
 from ..model import Segment
 from .boundary import NoiseTail, boundary_index, boundary_scores, cut_noise_tail, split_chunks
 from .classifier import NoiseClassifier, TrainingReport, load_labelled_jsonl
@@ -40,7 +41,7 @@ class NoiseTailCutter:
         )
         unknown = set(fields) - {"text", "main_text"}
         if unknown:
-            raise ValueError(f"noise tail fields must be text/main_text, not {sorted(unknown)}")
+            raise UsageError(f"noise tail fields must be text/main_text, not {sorted(unknown)}")
         self.fields = tuple(fields)
 
     def process(self, segments: list[Segment]) -> None:
