@@ -144,3 +144,24 @@ def test_score_formula_with_overlapping_segments() -> None:
     assert value.precision == pytest.approx(0.5)
     assert value.recall == 1
     assert value.f1 == pytest.approx(2 / 3)
+
+
+def test_page_resources_are_cached_until_a_file_changes(tiny_page: Path) -> None:
+    import os
+
+    first = load_page(tiny_page)
+    first.edge_pixels("edges-fine")
+    assert load_page(tiny_page) is first  # a second algorithm reuses nodes and edge pixels
+    texts = tiny_page / "nodes-texts.csv"
+    stat = texts.stat()
+    os.utime(texts, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert load_page(tiny_page) is not first
+
+
+def test_zero_char_clusters_are_dropped(tiny_page: Path) -> None:
+    page = load_page(tiny_page)
+    segments = [segment_geometry(FULL)]
+    nodes = node_clustering(segments, [1], page, "nodes")
+    chars = node_clustering(segments, [1], page, "chars")
+    assert nodes.weights.tolist() == [1, 1, 2, 1, 1]  # first-occurrence order, n3/n4 merged
+    assert chars.weights.tolist() == [2, 3]

@@ -109,8 +109,13 @@ def node_clustering(
     else:
         counts = page.character_counts
         node_sizes = np.asarray([counts.get(xpath, 0.0) for xpath in page.xpaths])
-    unique_boxes, inverse = np.unique(boxes, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    # clusters in the order of each rectangle's first node, as R keeps them
+    _, first, inverse = np.unique(boxes, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    inverse = rank[inverse.reshape(-1)]
+    unique_boxes = boxes[first[order]]
     sizes = np.bincount(inverse, weights=node_sizes, minlength=unique_boxes.shape[0])
     keep = sizes > 0
     unique_boxes, sizes = unique_boxes[keep], sizes[keep]
