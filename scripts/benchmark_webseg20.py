@@ -31,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--save-segmentations", action="store_true",
                         help="also write OUT/segmentations/<segmenter>/<id>.json")
+    parser.add_argument("--fresh", action="store_true",
+                        help="discard OUT/results.jsonl first instead of resuming from it")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--quiet", action="store_true", help="do not print the summary")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -53,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             save_segmentations=args.save_segmentations,
             progress=not args.no_progress,
+            fresh=args.fresh,
             command=command_line(["scripts/benchmark_webseg20.py", *(argv or sys.argv[1:])]),
         )
         report = run_benchmark(options)

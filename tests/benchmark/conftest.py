@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from wps.datasets import WebisDataset, write_zip_parts
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "datasets"))
-from webis_fakes import make_folder_dataset, make_zip_parts  # noqa: E402
+from webis_fakes import make_folder_dataset  # noqa: E402
 
 
 @pytest.fixture
@@ -18,4 +20,5 @@ def folder_dataset(webis_sample: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def zip_dataset(folder_dataset: Path, tmp_path: Path) -> Path:
-    return make_zip_parts(folder_dataset, tmp_path / "zips")
+    write_zip_parts(WebisDataset(folder_dataset), tmp_path / "zips")
+    return tmp_path / "zips"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -155,6 +155,8 @@ def test_an_interrupted_run_resumes_without_recomputing(folder_dataset: Path,
     assert resumed[("000000", "test-halves")] == first[("000000", "test-halves")]
     assert resumed[("000000", "test-halves")] == resumed[(SECOND_ID, "test-halves")]
     assert run_benchmark(options).computed == 0
+    assert run_benchmark(replace(options, fresh=True)).computed == 2
+    assert _scores(out) == resumed
 
 
 def test_zip_parts_and_two_workers_give_the_same_results(folder_dataset: Path, zip_dataset: Path,

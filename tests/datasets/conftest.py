@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from webis_fakes import make_folder_dataset, make_zip_parts
+
+from wps.datasets import WebisDataset, write_zip_parts
+from webis_fakes import make_folder_dataset
 
 
 @pytest.fixture
@@ -15,4 +17,5 @@ def folder_dataset(webis_sample: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def zip_dataset(folder_dataset: Path, tmp_path: Path) -> Path:
-    return make_zip_parts(folder_dataset, tmp_path / "zips")
+    write_zip_parts(WebisDataset(folder_dataset), tmp_path / "zips")
+    return tmp_path / "zips"

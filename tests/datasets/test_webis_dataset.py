@@ -38,6 +38,18 @@ def test_the_three_layouts_stream_the_same_pages_and_bytes(folder_dataset: Path,
     assert set(from_folder[SCREENSHOT_ONLY_ID]) == {"page.png"}
 
 
+def test_zip_parts_are_named_and_split_like_the_published_ones(zip_dataset: Path) -> None:
+    assert sorted(path.name for path in zip_dataset.iterdir()) == [
+        "webis-webseg-20-annotations.zip", "webis-webseg-20-dom-and-nodes.zip",
+        "webis-webseg-20-ground-truth.zip", "webis-webseg-20-other.zip",
+        "webis-webseg-20-screenshots-edges.zip",
+    ]
+    with zipfile.ZipFile(zip_dataset / "webis-webseg-20-dom-and-nodes.zip") as archive:
+        assert sorted(archive.namelist()) == [
+            f"webis-webseg-20/{page}/{name}" for page in ("000000", SECOND_ID)
+            for name in ("dom.html", "nodes-texts.csv", "nodes.csv")]
+
+
 def test_a_single_zip_file_is_a_dataset(zip_dataset: Path) -> None:
     dataset = WebisDataset(zip_dataset / "webis-webseg-20-ground-truth.zip")
     assert dataset.ids() == ["000000", SECOND_ID]

@@ -124,7 +124,7 @@ def summary_to_markdown(summaries: dict[str, SegmenterSummary], run: dict[str, A
         "- aggregation (§8): missing or empty output → the baseline's row; pages with NaN "
         "dropped per size function; F = mean per-page F1; F\\* = 2·P·R/(P+R) of the means",
         "",
-        f"## Ours ({run.get('pages')} pages)",
+        f"## Ours ({run.get('pages')} page{'' if run.get('pages') == 1 else 's'})",
         "",
         "Cells: F / F\\* / P / R. `subst.` = pages where the baseline row stood in.",
         "",

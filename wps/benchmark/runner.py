@@ -49,6 +49,8 @@ class BenchmarkOptions:
     save_segmentations: bool = False
     """Also write each segmenter's Webis JSON to ``OUT/segmentations/<segmenter>/<id>.json``."""
     progress: bool = True
+    fresh: bool = False
+    """Discard stored results first (after changing a segmenter); default is to resume."""
     command: str = ""
     """The command line, recorded in the summary."""
 
@@ -80,6 +82,8 @@ def run_benchmark(options: BenchmarkOptions) -> BenchmarkReport:
     page_ids = [page.id for page in pages]
     skipped = [page.id for page in WebisDataset(options.data, ids=options.ids)
                if not page.has(*EVALUATION_FILES)]
+    if options.fresh:
+        (options.out / STORE_NAME).unlink(missing_ok=True)
     store = ResultStore(options.out / STORE_NAME)
     done = store.done()
     todo = [(page, [name for name in options.segmenters if (page.id, name) not in done])

@@ -26,7 +26,17 @@ GROUND_TRUTH = "ground-truth.json"
 EVALUATION_FILES = ("ground-truth.json", "nodes.csv")
 """What a page needs to be segmented from the dataset and evaluated."""
 
-__all__ = ["WebisDataset", "WebisPage", "DATASET_FOLDER", "EVALUATION_FILES", "find_layout"]
+PUBLISHED_PARTS: dict[str, tuple[str, ...]] = {
+    "dom-and-nodes": ("dom.html", "nodes.csv", "nodes-texts.csv"),
+    "screenshots": ("screenshot.png",),
+    "screenshots-edges": ("screenshot-edges-fine.png", "screenshot-edges-coarse.png"),
+    "annotations": ("annotations.json", "fitted-annotations.json"),
+    "ground-truth": ("ground-truth.json",),
+}
+"""Zip part suffix -> the page files it holds, as on Zenodo; other files go to part ``other``."""
+
+__all__ = ["WebisDataset", "WebisPage", "DATASET_FOLDER", "EVALUATION_FILES", "PUBLISHED_PARTS",
+           "find_layout", "write_zip_parts"]
 
 
 @dataclass(slots=True)
@@ -210,3 +220,41 @@ def _extract_members(page_id: str, members: dict[str, tuple[Path, str]], target:
                         shutil.copyfileobj(source, sink, 1 << 20)
         except (zipfile.BadZipFile, OSError, EOFError) as err:
             raise DatasetError(f"{part}: cannot extract page {page_id} ({err})") from None
+
+
+def write_zip_parts(pages: Iterable[WebisPage], target: str | Path,
+                    prefix: str = DATASET_FOLDER) -> list[Path]:
+    """Pack pages as zip parts laid out like the published ones; returns the parts written.
+
+    Members are ``webis-webseg-20/<id>/<file>``, split over ``<prefix>-<part>.zip`` by
+    :data:`PUBLISHED_PARTS`. Useful to ship a subset in the published layout (and to test the zip
+    reader). Each part is written to a temporary name and renamed when complete.
+    """
+    target = Path(target)
+    target.mkdir(parents=True, exist_ok=True)
+    part_of = {name: part for part, names in PUBLISHED_PARTS.items() for name in names}
+    archives: dict[str, tuple[zipfile.ZipFile, Path]] = {}
+    try:
+        for page in pages:
+            with page.open() as folder:
+                for path in sorted(folder.iterdir()):
+                    if not path.is_file():
+                        continue
+                    part = part_of.get(path.name, "other")
+                    if part not in archives:
+                        temporary = target / f".{prefix}-{part}.zip.partial"
+                        archives[part] = (zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED),
+                                          temporary)
+                    archives[part][0].write(path, f"{DATASET_FOLDER}/{page.id}/{path.name}")
+        written = []
+        for part, (archive, temporary) in sorted(archives.items()):
+            archive.close()
+            final = target / f"{prefix}-{part}.zip"
+            temporary.replace(final)
+            written.append(final)
+        return written
+    except BaseException:
+        for archive, temporary in archives.values():
+            archive.close()
+            temporary.unlink(missing_ok=True)
+        raise
