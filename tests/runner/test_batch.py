@@ -56,10 +56,12 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
     summary = run_batch(sources, out, BatchOptions(capture=FAST, progress=False))
     assert (summary.total, summary.done, summary.skipped, summary.failed) == (4, 3, 0, 1)
     for source in [*good, str(local)]:
-        capture = PageCapture.load(out / source_key(source))
+        capture = PageCapture.load(out / source_key(source) / "capture")
         assert capture.page_id == source_key(source)
         assert (out / ".done" / source_key(source)).is_file()
-    assert PageCapture.load(out / source_key(good[1])).title == "P1"
+        webis = json.loads((out / source_key(source) / "segmentation.json").read_text())
+        assert webis["id"] == capture.page_id and webis["segmentations"]
+    assert PageCapture.load(out / source_key(good[1]) / "capture").title == "P1"
     assert not (out / source_key(missing)).exists()
     failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert failures == [{"url": missing, "error": "HttpStatusError",
@@ -73,7 +75,7 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
                                                   segmenter="baseline"))
     assert (segmented.done, segmented.skipped) == (2, 0)  # another segmenter redoes the pages
     webis = json.loads((out / source_key(good[0]) / "segmentation.json").read_text())
-    assert webis["id"] == source_key(good[0]) and "baseline" in webis["segmentations"]
+    assert webis["id"] == source_key(good[0]) and list(webis["segmentations"]) == ["baseline"]
 
 
 def test_batch_with_two_worker_processes(pages, tmp_path):
@@ -82,7 +84,7 @@ def test_batch_with_two_worker_processes(pages, tmp_path):
     summary = run_batch([*good, missing, str(local)], out,
                         BatchOptions(workers=2, capture=FAST, progress=False))
     assert (summary.done, summary.failed) == (3, 1)
-    texts = {source: [n.text for n in PageCapture.load(out / source_key(source)).nodes
+    texts = {source: [n.text for n in PageCapture.load(out / source_key(source) / "capture").nodes
                       if n.is_text] for source in [*good, str(local)]}
     assert texts == {good[0]: ["page 0"], good[1]: ["page 1"], str(local): ["local page"]}
 

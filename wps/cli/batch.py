@@ -15,14 +15,15 @@ PARTIAL_FAILURE_EXIT = 9
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "batch",
-        help="render many pages (one URL or .html/.html.gz file per line) into DIR/<page-id>/",
+        help="capture and segment many pages (URLs or .html/.html.gz files) into DIR/<page-id>/",
         description="Render every page of URLS_FILE with a pool of workers (one Chromium each). "
         "Finished pages are marked in DIR/.done/ and skipped on a rerun; failures go to "
         f"DIR/failures.jsonl and the exit code is {PARTIAL_FAILURE_EXIT} if any page failed.",
     )
     parser.add_argument("urls_file", type=Path, help="one URL or local file per line; # comments")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
-    parser.add_argument("--segmenter", default=None, help="segmenter name (default: capture only)")
+    parser.add_argument("--segmenter", default=None,
+                        help="segmenter name (default: the pipeline's default segmenter)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (one Chromium each)")
     parser.add_argument("--restart-every", type=int, default=50,
                         help="restart each worker's Chromium after this many pages")

@@ -1,8 +1,9 @@
-"""``wps batch``: render many pages with a pool of workers, one Chromium each, resumable.
+"""``wps batch``: capture and segment many pages with a pool of workers, one Chromium each.
 
 Layout of the output folder::
 
-    DIR/<key>/              one page: capture.json, dom.html, screenshot.png (+ pipeline outputs)
+    DIR/<key>/              one page, as ``wps.pipeline.segment_to_directory`` writes it: capture/,
+                            segmentation.json, segments.jsonl, overlay.png
     DIR/.done/<key>         completion marker (JSON: url, segmenter), written after the page's
                             folder; a rerun with the same segmenter skips the page
     DIR/failures.jsonl      this run's failures: {"url", "error", "message", "exit_code"}
@@ -28,7 +29,7 @@ from typing import IO, Iterator
 from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import UsageError
 from .sources import source_key
-from .worker import PageResult, PageTask, run_page
+from .worker import PageOutcome, PageTask, run_page
 
 DONE_FOLDER = ".done"
 FAILURES_FILE = "failures.jsonl"
@@ -113,7 +114,7 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     return summary
 
 
-def _results(tasks: list[PageTask], workers: int) -> Iterator[PageResult]:
+def _results(tasks: list[PageTask], workers: int) -> Iterator[PageOutcome]:
     """Results in completion order; one worker runs in this process (no pool to start)."""
     if not tasks:
         return
@@ -128,7 +129,7 @@ def _results(tasks: list[PageTask], workers: int) -> Iterator[PageResult]:
         # and a new pool takes the rest.
         with ProcessPoolExecutor(max_workers=min(workers, len(pending)),
                                  mp_context=get_context("spawn")) as pool:
-            running: dict[Future[PageResult], PageTask] = {}
+            running: dict[Future[PageOutcome], PageTask] = {}
             broken = False
             while (pending or running) and not broken:
                 while pending and len(running) < 2 * workers:
@@ -149,15 +150,15 @@ def _results(tasks: list[PageTask], workers: int) -> Iterator[PageResult]:
                         yield _died(task)
 
 
-def _as_completed(running: dict[Future[PageResult], PageTask]) -> Iterator[Future[PageResult]]:
+def _as_completed(running: dict[Future[PageOutcome], PageTask]) -> Iterator[Future[PageOutcome]]:
     from concurrent.futures import FIRST_COMPLETED, wait
 
     finished, _ = wait(running, return_when=FIRST_COMPLETED)
     yield from finished
 
 
-def _died(task: PageTask) -> PageResult:
-    return PageResult(task.source, task.out_dir, False, 0.0, "WorkerDied",
+def _died(task: PageTask) -> PageOutcome:
+    return PageOutcome(task.source, task.out_dir, False, 0.0, "WorkerDied",
                       f"{task.source}: worker process died while rendering the page", 1)
 
 
@@ -170,14 +171,14 @@ def _is_done(marker: Path, segmenter: str | None) -> bool:
     return isinstance(record, dict) and record.get("segmenter") == segmenter
 
 
-def _mark_done(marker: Path, result: PageResult, segmenter: str | None) -> None:
+def _mark_done(marker: Path, result: PageOutcome, segmenter: str | None) -> None:
     record = {"url": result.source, "segmenter": segmenter, "seconds": round(result.seconds, 3)}
     temp = marker.with_name(f".{marker.name}.tmp")
     temp.write_text(json.dumps(record), encoding="utf-8")
     os.replace(temp, marker)
 
 
-def _record_failure(handle: IO[str], result: PageResult) -> None:
+def _record_failure(handle: IO[str], result: PageOutcome) -> None:
     record = {"url": result.source, "error": result.error, "message": result.message,
               "exit_code": result.exit_code}
     handle.write(json.dumps(record, ensure_ascii=False) + "\n")

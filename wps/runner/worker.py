@@ -8,8 +8,6 @@ exceptions, so one bad page never stops a batch.
 from __future__ import annotations
 
 import atexit
-import importlib
-import json
 import os
 import time
 import traceback
@@ -17,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..capture import Browser, CaptureOptions, capture_page, discard_screenshot
+from ..capture import Browser, CaptureOptions
 from ..errors import WpsError
 
 _BROWSER: Browser | None = None
@@ -33,7 +31,7 @@ class PageTask:
 
 
 @dataclass(slots=True)
-class PageResult:
+class PageOutcome:
     source: str
     out_dir: str
     ok: bool
@@ -53,7 +51,7 @@ def worker_browser(options: CaptureOptions, restart_every: int | None) -> Browse
     return _BROWSER
 
 
-def run_page(task: PageTask, browser: Browser | None = None) -> PageResult:
+def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
     """Render (and segment) one page into ``task.out_dir``; errors become a failed result.
 
     Without ``browser`` the page uses this process's worker browser.
@@ -63,15 +61,15 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageResult:
         browser = browser or worker_browser(task.options, task.restart_every)
         process_page(task.source, Path(task.out_dir), task.segmenter, task.options, browser)
     except WpsError as err:
-        return PageResult(task.source, task.out_dir, False, time.perf_counter() - started,
+        return PageOutcome(task.source, task.out_dir, False, time.perf_counter() - started,
                           type(err).__name__, str(err), err.exit_code)
     except Exception as err:  # a bug on one page must not stop the batch
         where = traceback.extract_tb(err.__traceback__)[-1]
         message = (f"{task.source}: internal error: {type(err).__name__}: {err} "
                    f"({os.path.basename(where.filename)}:{where.lineno})")
-        return PageResult(task.source, task.out_dir, False, time.perf_counter() - started,
+        return PageOutcome(task.source, task.out_dir, False, time.perf_counter() - started,
                           type(err).__name__, message.replace("\n", " "), 1)
-    return PageResult(task.source, task.out_dir, True, time.perf_counter() - started)
+    return PageOutcome(task.source, task.out_dir, True, time.perf_counter() - started)
 
 
 def process_page(
@@ -81,55 +79,13 @@ def process_page(
     options: CaptureOptions,
     browser: Browser,
 ) -> None:
-    """The per-page pipeline of a batch.
+    """The per-page pipeline: capture, segment and write every output into ``out_dir``.
 
-    Uses ``wps.pipeline.segment_to_directory`` when the package has it; otherwise
-    :func:`capture_and_segment` (capture folder + optional ``segmentation.json``).
+    ``segmenter=None`` uses the pipeline's default segmenter.
     """
-    pipeline = _pipeline_function()
-    if pipeline is None:
-        capture_and_segment(source, out_dir, segmenter, options, browser)
-        return
-    keywords: dict[str, Any] = {"browser": browser}
+    from ..pipeline import segment_to_directory
+
+    keywords: dict[str, Any] = {"browser": browser, "capture_options": options}
     if segmenter is not None:
         keywords["segmenter"] = segmenter
-    pipeline(source, out_dir, **keywords)
-
-
-def _pipeline_function() -> Any:
-    try:
-        module = importlib.import_module("wps.pipeline")
-    except ModuleNotFoundError as err:
-        if err.name != "wps.pipeline":
-            raise
-        return None
-    return getattr(module, "segment_to_directory", None)
-
-
-def capture_and_segment(
-    source: str,
-    out_dir: Path,
-    segmenter: str | None,
-    options: CaptureOptions,
-    browser: Browser,
-) -> None:
-    """Fallback page work: the capture folder, plus the segmenter's Webis JSON if one is named."""
-    capture = capture_page(source, options, browser=browser)
-    screenshot = capture.screenshot
-    try:
-        if segmenter is not None:
-            from ..segmenters import build_segmenter
-
-            segmentation = build_segmenter(segmenter).segment(capture)
-            capture.save(out_dir)
-            _write_json(out_dir / "segmentation.json", segmentation.to_webis())
-        else:
-            capture.save(out_dir)
-    finally:
-        discard_screenshot(screenshot)
-
-
-def _write_json(path: Path, data: Any) -> None:
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(temp, path)
+    segment_to_directory(source, out_dir, **keywords)
