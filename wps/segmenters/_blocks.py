@@ -107,6 +107,7 @@ def find_blocks(
     max_window_size: int,
     max_children_for_ted: int,
     max_subtree_nodes_for_ted: int,
+    full_ted_matrix: bool,
 ) -> BlockStructure:
     """Records by sibling-window skeleton matching, then H for every block and container."""
     tree = _element_tree(page)
@@ -142,8 +143,9 @@ def find_blocks(
             node = parent_of.get(node)
     distances = TreeEditCache(tree, max_subtree_nodes_for_ted)
     for node in blocks.containers | set(blocks.records):
-        blocks.heterogeneity[node] = distances.heterogeneity(tree.children[node],
-                                                             max_children_for_ted)
+        blocks.heterogeneity[node] = distances.heterogeneity(
+            tree.children[node], max_children_for_ted, full_ted_matrix
+        )
     blocks.ted_computed = distances.computed
     return blocks
 

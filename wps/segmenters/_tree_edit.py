@@ -136,12 +136,13 @@ class TreeEditCache:
             self.computed += 1
         return cached
 
-    def heterogeneity(self, nodes: Sequence[int], max_children: int) -> float:
-        """H(B) = standard deviation of the pairwise TEDs of a block's children (upper triangle).
+    def heterogeneity(self, nodes: Sequence[int], max_children: int, full_matrix: bool) -> float:
+        """H(B) = standard deviation of the pairwise TEDs of a block's children.
 
-        The paper's "∀ i, j ≤ N" could include the zero diagonal; wps uses the upper triangle i < j
-        (algorithms.md §1.2), so one child gives H = 0. More than ``max_children`` children are
-        thinned to that many, evenly spread, to bound the work on long lists.
+        ``full_matrix`` takes the paper's "∀ i, j ≤ N" literally: the N×N matrix with its zero
+        diagonal (each pair twice, which leaves the std unchanged, plus N zeros); otherwise the upper
+        triangle i < j only. One child gives H = 0 either way. More than ``max_children`` children
+        are thinned to that many, evenly spread, to bound the work on long lists.
         """
         if len(nodes) > max_children:
             picks = np.linspace(0, len(nodes) - 1, max_children).round().astype(int)
@@ -153,6 +154,8 @@ class TreeEditCache:
             for i in range(len(nodes))
             for j in range(i + 1, len(nodes))
         ]
+        if full_matrix:
+            values = values + values + [0] * len(nodes)
         return float(np.std(values))
 
 

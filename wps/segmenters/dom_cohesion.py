@@ -49,6 +49,15 @@ class DomCohesionSegmenter:
         At most this many children (evenly spread) enter a block's TED matrix.
     max_subtree_nodes_for_ted
         Subtrees are compared on their first this-many element nodes in preorder.
+    full_ted_matrix
+        H is the std of the full N×N TED matrix, zero diagonal included (the paper's "∀ i, j ≤ N").
+        ``False`` uses the upper triangle i < j (algorithms.md's suggestion), which makes H = 0 for
+        every block with two children, so a two-column layout could never be split.
+    split_record_blocks
+        Whether the outlier rule may split a *block* (a parent of records: a list, a menu, a
+        paragraph run) into its records; ``False`` lets it split only *containers* (ancestors of
+        blocks: layout regions). A list with one odd item (a footer's links plus a copyright line)
+        is still one region; compound records are split by ``split_records_min_chars``.
     split_single_child
         A block with one element child has H = 0 by definition; ``True`` looks through such
         wrappers (``body > div#page > ...``) instead of emitting the whole page as one segment.
@@ -74,6 +83,8 @@ class DomCohesionSegmenter:
     max_window_size: int = 10
     max_children_for_ted: int = 30
     max_subtree_nodes_for_ted: int = 100
+    full_ted_matrix: bool = True
+    split_record_blocks: bool = False
     split_single_child: bool = True
     max_page_fraction: float = 0.7
     split_records_min_chars: int | None = 200
@@ -106,6 +117,7 @@ class DomCohesionSegmenter:
             max_window_size=self.max_window_size,
             max_children_for_ted=self.max_children_for_ted,
             max_subtree_nodes_for_ted=self.max_subtree_nodes_for_ted,
+            full_ted_matrix=self.full_ted_matrix,
         )
         fence = iqr_fence(blocks.population(), self.iqr_k)
         groups = self._eliminate(page, blocks, fence)
@@ -149,7 +161,8 @@ class DomCohesionSegmenter:
             return None
         oversized = _area(page.nodes[node].bbox) > self.max_page_fraction * page_area
         is_block = node in blocks.heterogeneity
-        outlier = is_block and blocks.heterogeneity[node] > fence
+        splittable = node in blocks.containers or self.split_record_blocks
+        outlier = is_block and splittable and blocks.heterogeneity[node] > fence
         wrapper = self.split_single_child and len(elements) == 1 and is_block
         long_records = (
             self.split_records_min_chars is not None
