@@ -1,0 +1,263 @@
+"""The article-extraction benchmark (scrapinghub/article-extraction-benchmark) run through wps.
+
+Each page is rendered offline, segmented, mapped onto its main text and filtered; the kept
+segments' main text, concatenated in reading order, is the prediction. Trafilatura alone (default
+settings, on the file's HTML as a user would feed it) is the comparison row. The metric follows the
+benchmark's ``evaluate.py`` as its README describes: case-sensitive ``\\w+`` tokens, multisets of
+4-token shingles, per-page normalised tp/fp/fn, macro precision and recall, F1 of the two means.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import InputFileError
+from ..model import PageCapture
+
+__all__ = ["Score", "shingles", "page_counts", "score_predictions", "load_benchmark",
+           "cached_captures", "predict_page", "run_article_benchmark", "write_json_atomic"]
+
+_TOKEN = re.compile(r"\w+", re.IGNORECASE | re.UNICODE)
+SHINGLE = 4
+
+
+@dataclass(slots=True)
+class Score:
+    precision: float
+    recall: float
+    f1: float
+    accuracy: float
+    pages: int
+
+    def to_json(self) -> dict[str, float | int]:
+        return {"precision": round(self.precision, 4), "recall": round(self.recall, 4),
+                "f1": round(self.f1, 4), "accuracy": round(self.accuracy, 4),
+                "pages": self.pages}
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text or "")
+
+
+def shingles(text: str, n: int = SHINGLE) -> Counter[tuple[str, ...]]:
+    """Multiset of ``n``-token shingles; fewer than ``n`` tokens give one shingle of them all."""
+    words = tokens(text)
+    if not words:
+        return Counter()
+    if len(words) < n:
+        return Counter([tuple(words)])
+    return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def page_counts(truth: str, prediction: str) -> tuple[float, float, float]:
+    """Normalised (tp, fp, fn) of one page: each page weighs the same."""
+    expected, predicted = shingles(truth), shingles(prediction)
+    tp = fp = fn = 0
+    for key in expected.keys() | predicted.keys():
+        true_count, predicted_count = expected[key], predicted[key]
+        tp += min(true_count, predicted_count)
+        fp += max(0, predicted_count - true_count)
+        fn += max(0, true_count - predicted_count)
+    total = tp + fp + fn
+    if total > 0:
+        return tp / total, fp / total, fn / total
+    return 0.0, 0.0, 0.0
+
+
+def score_predictions(truth: dict[str, dict[str, Any]],
+                      predictions: dict[str, dict[str, Any]]) -> Score:
+    """The benchmark's precision, recall, F1 and accuracy over the ground truth's pages."""
+    if "output" in predictions and isinstance(predictions.get("output"), dict):
+        predictions = predictions["output"]
+    precisions: list[float] = []
+    recalls: list[float] = []
+    exact = 0
+    for key, item in truth.items():
+        if key not in predictions:
+            raise InputFileError(f"predictions: no entry for page {key}")
+        true_text = item.get("articleBody") or ""
+        predicted_text = predictions[key].get("articleBody") or ""
+        tp, fp, fn = page_counts(true_text, predicted_text)
+        if tp + fp > 0:
+            precisions.append(1.0 if fp == 0 and fn == 0 else tp / (tp + fp))
+        if tp + fn > 0:
+            recalls.append(1.0 if fp == 0 and fn == 0 else tp / (tp + fn))
+        exact += tokens(true_text) == tokens(predicted_text)
+    precision = sum(precisions) / len(precisions) if precisions else 0.0
+    recall = sum(recalls) / len(recalls) if recalls else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return Score(precision, recall, f1, exact / len(truth) if truth else 0.0, len(truth))
+
+
+def load_benchmark(data: str | Path) -> tuple[dict[str, dict[str, Any]], dict[str, Path]]:
+    """Ground truth and the HTML file of each page of a folder in the benchmark's layout."""
+    data = Path(data)
+    truth_path = data / "ground-truth.json"
+    try:
+        truth = json.loads(truth_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFileError(f"{data}: no ground-truth.json (not a benchmark folder)") from None
+    except (OSError, json.JSONDecodeError) as err:
+        raise InputFileError(f"{truth_path}: unreadable ({err})") from None
+    files: dict[str, Path] = {}
+    for key in truth:
+        path = data / "html" / f"{key}.html.gz"
+        if not path.is_file():
+            raise InputFileError(f"{data}: page {key} has no html/{key}.html.gz")
+        files[key] = path
+    return truth, files
+
+
+def read_html(path: Path) -> str:
+    with gzip.open(path, "rb") as handle:
+        return handle.read().decode("utf-8", errors="replace")
+
+
+def cached_captures(files: dict[str, Path], cache: Path, *,
+                    progress: bool = True) -> Iterator[tuple[str, PageCapture | None, str]]:
+    """Render each page once (offline, one browser) and cache it; yield (id, capture, error)."""
+    from ..capture import Browser, discard_screenshot
+    from ..errors import CaptureError
+
+    browser: Browser | None = None
+    try:
+        for key, path in _progress(files.items(), progress, "render"):
+            folder = cache / key
+            if (folder / "capture.json").is_file():
+                yield key, PageCapture.load(folder), ""
+                continue
+            if browser is None:
+                browser = Browser(restart_every=40)
+                browser.start()
+            try:
+                capture = browser.capture(path)
+            except CaptureError as err:
+                yield key, None, str(err)
+                continue
+            capture.page_id = key
+            shot = capture.screenshot
+            capture.save(folder)
+            discard_screenshot(shot)
+            yield key, capture, ""
+    finally:
+        if browser is not None:
+            browser.close()
+
+
+@dataclass(slots=True)
+class PagePrediction:
+    text: str
+    seconds_text: float
+    segments: int
+    kept: int
+    reasons: Counter[str] = field(default_factory=Counter)
+
+
+def predict_page(capture: PageCapture, segmenter: Any, config: dict[str, Any]) -> PagePrediction:
+    """Segment, map onto main text, filter; the kept main text in reading order."""
+    from ..filters import apply_rules, rules_from_config
+    from ..text import ExtractOptions, annotate_segments
+    from ..text.annotate import kept_main_text
+
+    segmentation = segmenter.segment(capture)
+    started = time.perf_counter()
+    rules = rules_from_config(config["filters"]["segment"])
+    report = annotate_segments(capture, segmentation, ExtractOptions.from_config(config["extract"]))
+    reasons = apply_rules(segmentation.segments, rules)
+    text = kept_main_text(capture, segmentation, report)
+    seconds = time.perf_counter() - started
+    kept = sum(segment.kept for segment in segmentation.segments)
+    return PagePrediction(text, seconds, len(segmentation.segments), kept, reasons)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(data, stream, ensure_ascii=False, indent=1)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _progress(items: Any, enabled: bool, label: str) -> Any:
+    if not enabled:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(list(items), desc=label, unit="page")
+
+
+def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Path,
+                          segmenter_name: str = "dom-cohesion",
+                          config: dict[str, Any] | None = None,
+                          progress: bool = True) -> dict[str, Any]:
+    """Score wps and trafilatura on every page; write summary, predictions and a table to ``out``."""
+    import trafilatura
+
+    from ..config import load_config
+    from ..segmenters import build_segmenter
+
+    config = config or load_config()
+    truth, files = load_benchmark(data)
+    out = Path(out)
+    segmenter = build_segmenter(segmenter_name)
+    wps_predictions: dict[str, dict[str, str]] = {}
+    baseline_predictions: dict[str, dict[str, str]] = {}
+    timings: list[float] = []
+    failures: dict[str, str] = {}
+    reasons: Counter[str] = Counter()
+    for key, capture, error in cached_captures(files, Path(cache), progress=progress):
+        baseline_predictions[key] = {
+            "articleBody": trafilatura.extract(read_html(files[key])) or ""}
+        if capture is None:
+            failures[key] = error
+            wps_predictions[key] = {"articleBody": ""}
+            continue
+        prediction = predict_page(capture, segmenter, config)
+        wps_predictions[key] = {"articleBody": prediction.text}
+        timings.append(prediction.seconds_text)
+        reasons.update(prediction.reasons)
+    wps_score = score_predictions(truth, wps_predictions)
+    baseline_score = score_predictions(truth, baseline_predictions)
+    timings.sort()
+    summary = {
+        "wps": wps_score.to_json(),
+        "trafilatura": baseline_score.to_json(),
+        "setup": {
+            "segmenter": segmenter_name,
+            "extract": config["extract"],
+            "segment_rules": config["filters"]["segment"],
+            "trafilatura_input": "the page file's HTML (html/<id>.html.gz), default settings",
+            "wps_input": "the DOM rendered offline by Chromium (external requests blocked)",
+            "render_failures": failures,
+            "text_stage_median_ms": round(1000 * timings[len(timings) // 2], 2) if timings else None,
+            "segment_counts": dict(reasons),
+        },
+    }
+    write_json_atomic(out / "predictions-wps.json", wps_predictions)
+    write_json_atomic(out / "predictions-trafilatura.json", baseline_predictions)
+    write_json_atomic(out / "summary.json", summary)
+    table = markdown_table(summary)
+    (out / "summary.md").write_text(table, encoding="utf-8")
+    return summary
+
+
+def markdown_table(summary: dict[str, Any]) -> str:
+    lines = ["| system | pages | precision | recall | F1 | accuracy |", "|---|---|---|---|---|---|"]
+    for name in ("wps", "trafilatura"):
+        row = summary[name]
+        lines.append(f"| {name} | {row['pages']} | {row['precision']:.4f} | {row['recall']:.4f} | "
+                     f"{row['f1']:.4f} | {row['accuracy']:.4f} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,64 @@
+"""Run configuration: packaged defaults (``wps/defaults.toml``) overlaid by a user TOML file.
+
+As in trafilatura's ``use_config``, a user file overrides only the keys it names. Keys inside a
+section the defaults define must exist there (a typo is an error, not a silent no-op); sections the
+defaults do not define pass through for stages that read them.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import InputFileError, UsageError
+
+__all__ = ["load_config", "default_config", "merge_config"]
+
+_OPEN_TABLES = {("filters", "segment"), ("filters", "page")}
+"""Tables whose keys are rule names: a user may configure a rule the defaults leave unset."""
+
+
+def default_config() -> dict[str, Any]:
+    """The packaged defaults, a fresh copy each call."""
+    text = resources.files("wps").joinpath("defaults.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def load_config(path: str | Path | None = None) -> dict[str, Any]:
+    """Defaults overlaid by the TOML file at ``path`` (``None``: defaults only)."""
+    config = default_config()
+    if path is None:
+        return config
+    path = Path(path)
+    try:
+        user = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: config file not found") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFileError(f"{path}: unreadable config file ({err})") from None
+    except tomllib.TOMLDecodeError as err:
+        raise InputFileError(f"{path}: invalid TOML ({err})") from None
+    return merge_config(config, user, source=str(path))
+
+
+def merge_config(base: dict[str, Any], overlay: dict[str, Any], source: str = "config",
+                 _where: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``base`` with ``overlay``'s keys replacing its own, table by table."""
+    merged = copy.deepcopy(base)
+    for key, value in overlay.items():
+        where = (*_where, key)
+        if key not in merged:
+            if _where and _where not in _OPEN_TABLES and _where[:2] not in _OPEN_TABLES:
+                name = ".".join(where)
+                raise UsageError(f"{source}: unknown setting {name!r}")
+            merged[key] = copy.deepcopy(value)
+        elif isinstance(merged[key], dict):
+            if not isinstance(value, dict):
+                raise UsageError(f"{source}: {'.'.join(where)!r} must be a table")
+            merged[key] = merge_config(merged[key], value, source, where)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged

@@ -1,0 +1,222 @@
+"""Give each segment its part of the page's main text and the statistics the filters read.
+
+Segmentation happens after main-text extraction in spirit: a segment's ``main_text`` is only the
+text Trafilatura (or NewsFeed) kept as main content, so navigation around an article never reaches
+the detector even when a segmenter groups it with the article.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from ..model import PageCapture, Segmentation
+from .extract import ExtractOptions, MainBlock, MainText, extract_main_text
+from .mapping import Alignment, align_main_text, build_text_stream
+from .stats import PageLayout, build_layout, text_statistics
+
+__all__ = ["TextReport", "PageText", "annotate_segments", "page_text", "kept_main_text"]
+
+LINE_GAP_PX = 2.0
+"""Two stripped text nodes on one line further apart than this had whitespace between them."""
+
+
+@dataclass(slots=True)
+class TextReport:
+    """Page-level results of the text stage."""
+
+    main_text: MainText
+    alignment: Alignment
+    layout: PageLayout
+    page_stats: dict[str, float] = field(default_factory=dict)
+    position_of: dict[int, int] = field(default_factory=dict)
+    """Text node id -> its position in the text stream."""
+    _page: PageText | None = None
+
+    @property
+    def unaligned(self) -> list[MainBlock]:
+        """Extracted blocks found nowhere in the capture's text nodes (kept, without geometry)."""
+        return self.alignment.unaligned
+
+    @property
+    def aligned_share(self) -> float:
+        """Share of the extracted main text's characters that were found on the page."""
+        total = sum(len(m.block.text) for m in self.alignment.matches)
+        found = sum(len(m.block.text) for m in self.alignment.matches if m.match != "none")
+        return found / total if total else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        matches = [m.match for m in self.alignment.matches]
+        return {
+            "extractor": self.main_text.extractor,
+            "blocks": len(matches),
+            "matched": {kind: matches.count(kind) for kind in ("exact", "anchor", "fuzzy", "none")},
+            "aligned_share": round(self.aligned_share, 4),
+            "unaligned": [{"kind": b.kind, "tag": b.tag, "text": b.text} for b in self.unaligned],
+            "page_stats": self.page_stats,
+        }
+
+
+@dataclass(slots=True)
+class PageText:
+    """Per text node (stream position): characters in total and in main text, main-text spans."""
+
+    full_chars: np.ndarray
+    main_chars: np.ndarray
+    spans: dict[int, list[tuple[int, int]]]
+    """Stream position -> covered ``(start, end)`` spans of the node's raw text."""
+    match_of_char: np.ndarray
+    """For each compact character, the index of the block match covering it, or -1."""
+
+
+def annotate_segments(capture: PageCapture, segmentation: Segmentation,
+                      options: ExtractOptions | None = None,
+                      main_text: MainText | None = None) -> TextReport:
+    """Fill ``text``, ``main_text``, ``stats`` and ``extra["main_text_match"]`` of every segment.
+
+    ``main_text`` may be passed in (already extracted); otherwise the extractor runs on the
+    capture's rendered HTML, the same DOM the text nodes come from.
+    """
+    if main_text is None:
+        main_text = extract_main_text(capture.html, capture.final_url or capture.url, options)
+    stream = build_text_stream(capture)
+    alignment = align_main_text(capture, main_text, stream)
+    layout = build_layout(capture, stream.node_ids)
+    page = page_text(alignment)
+    report = TextReport(main_text, alignment, layout)
+    report._page = page
+    position_of = {int(node_id): position for position, node_id in enumerate(stream.node_ids)}
+    report.position_of = position_of
+    everything = np.arange(len(stream.node_ids), dtype=np.int64)
+    report.page_stats = _unit_stats(report, everything, main_text.text, "")
+    for segment in segmentation.segments:
+        positions = segment_positions(capture, segment.node_ids, position_of)
+        if not segment.text:
+            segment.text = assemble_text(capture, report, positions, main_only=False)
+        segment.main_text = assemble_text(capture, report, positions, main_only=True)
+        segment.stats.update(_unit_stats(report, positions, segment.main_text, segment.text))
+        segment.extra["main_text_match"] = _match_summary(report, page, positions,
+                                                          segment.stats["main_text_overlap"])
+    return report
+
+
+def kept_main_text(capture: PageCapture, segmentation: Segmentation,
+                   report: TextReport) -> str:
+    """Main text of the kept segments in reading order, each text node once (nested or
+    overlapping segments do not repeat text)."""
+    positions: set[int] = set()
+    for segment in segmentation.segments:
+        if segment.kept:
+            positions.update(segment_positions(capture, segment.node_ids,
+                                               report.position_of).tolist())
+    ordered = np.asarray(sorted(positions), dtype=np.int64)
+    return assemble_text(capture, report, ordered, main_only=True)
+
+
+def page_text(alignment: Alignment) -> PageText:
+    stream = alignment.stream
+    count = len(stream.node_ids)
+    full = np.fromiter((len(" ".join(text.split())) for text in stream.texts), dtype=np.int64,
+                       count=count)
+    main = np.zeros(count, dtype=np.int64)
+    position_of = {int(node_id): position for position, node_id in enumerate(stream.node_ids)}
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for node_id, node_spans in alignment.node_spans().items():
+        position = position_of[node_id]
+        text = stream.texts[position]
+        spans[position] = node_spans
+        main[position] = sum(len(" ".join(text[s:e].split())) for s, e in node_spans)
+    match_of_char = np.full(len(stream.compact), -1, dtype=np.int64)
+    for index, match in enumerate(alignment.matches):
+        if match.match != "none":
+            match_of_char[match.start:match.end] = index
+    return PageText(full, main, spans, match_of_char)
+
+
+def segment_positions(capture: PageCapture, node_ids: Iterable[int],
+                      position_of: dict[int, int]) -> np.ndarray:
+    """Stream positions of the text nodes a segment holds, directly or as descendants."""
+    found: set[int] = set()
+    for node_id in node_ids:
+        if node_id < 0 or node_id >= len(capture.nodes):
+            continue
+        if capture.nodes[node_id].is_text:
+            if node_id in position_of:
+                found.add(position_of[node_id])
+            continue
+        for descendant in capture.descendants(node_id):
+            if descendant in position_of:
+                found.add(position_of[descendant])
+    return np.asarray(sorted(found), dtype=np.int64)
+
+
+def assemble_text(capture: PageCapture, report: TextReport, positions: np.ndarray,
+                  main_only: bool) -> str:
+    """Text of the stream ``positions`` in document order: blocks on their own lines, inline
+    pieces joined with a space only where the page had whitespace or a visible gap."""
+    page = report._page
+    stream = report.alignment.stream
+    block = report.layout.block
+    lines: list[str] = []
+    line: list[str] = []
+    previous: tuple[int, bool] | None = None  # (position, whitespace after the piece)
+    for position in positions.tolist():
+        text = stream.texts[position]
+        spans = page.spans.get(position, []) if main_only else [(0, len(text))]
+        for start, end in spans:
+            piece = text[start:end].strip()
+            if not piece:
+                continue
+            space_before = start > 0 and text[start - 1].isspace() or text[:1].isspace()
+            if previous is not None:
+                last_position, space_after = previous
+                if block[last_position] != block[position]:
+                    lines.append("".join(line))
+                    line = []
+                elif space_after or space_before or last_position == position or _apart(
+                        capture, stream.node_ids, last_position, position):
+                    line.append(" ")
+            line.append(" ".join(piece.split()))
+            previous = (position, end < len(text) and text[end].isspace() or
+                        text[-1:].isspace())
+    if line:
+        lines.append("".join(line))
+    return "\n".join(lines)
+
+
+def _apart(capture: PageCapture, node_ids: np.ndarray, left: int, right: int) -> bool:
+    first = capture.nodes[int(node_ids[left])].bbox
+    second = capture.nodes[int(node_ids[right])].bbox
+    same_line = min(first[3], second[3]) - max(first[1], second[1]) > 0
+    return not same_line or second[0] - first[2] > LINE_GAP_PX
+
+
+def _unit_stats(report: TextReport, positions: np.ndarray, main_text: str,
+                full_text: str) -> dict[str, float]:
+    page = report._page
+    stats = text_statistics(report.layout, positions, page.main_chars, page.full_chars)
+    stats.update({
+        "tokens": float(len(full_text.split())),
+        "chars": float(len(full_text)),
+        "main_tokens": float(len(main_text.split())),
+        "main_chars": float(len(main_text)),
+    })
+    return stats
+
+
+def _match_summary(report: TextReport, page: PageText, positions: np.ndarray,
+                   overlap: float) -> dict[str, object]:
+    """Overlap with main text and the weakest match of the blocks covering the segment."""
+    stream = report.alignment.stream
+    inside = np.isin(stream.owner, positions)
+    indices = np.unique(page.match_of_char[inside])
+    indices = indices[indices >= 0]
+    if len(indices) == 0:
+        return {"overlap": round(overlap, 4), "match": "none", "score": 0.0}
+    matches = [report.alignment.matches[i] for i in indices.tolist()]
+    rank = {"exact": 0, "anchor": 1, "fuzzy": 2}
+    weakest = max(matches, key=lambda m: (rank[m.match], -m.score))
+    return {"overlap": round(overlap, 4), "match": weakest.match,
+            "score": round(min(m.score for m in matches), 2)}

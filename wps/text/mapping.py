@@ -1,0 +1,198 @@
+"""Align extracted main-text blocks back onto the capture's text nodes, by text.
+
+Both sides are normalised the same way (NFKC, casefold, quotes and dashes unified, whitespace and
+invisible characters removed); the page side keeps a map from each compact character to its text
+node and offset. Each block is then found exactly from a moving cursor, exactly from the start
+(blocks may come out of order), by its first and last 40 characters (long blocks with small
+changes inside), or fuzzily with rapidfuzz in a window after the cursor (text-and-filters.md §1).
+Blocks found nowhere are reported, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import PageCapture
+from .extract import MainBlock, MainText
+
+__all__ = ["TextStream", "BlockMatch", "Alignment", "build_text_stream", "normalise",
+           "align_main_text"]
+
+ANCHOR_CHARS = 40
+FUZZY_CUTOFF = 88.0
+FUZZY_MAX_BLOCK = 2000
+"""Longer blocks are only anchored: partial_ratio grows with block × window length."""
+
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_UNIFY = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u00ab": '"', "\u00bb": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
+    "\u2212": "-",
+})
+_DROPPED = np.array(
+    sorted({ord(c) for c in _INVISIBLE} | {c for c in range(0x3000 + 1) if chr(c).isspace()}),
+    dtype=np.uint32,
+)
+
+
+@dataclass(slots=True)
+class TextStream:
+    """The page's text nodes as one compact normalised string with a map back to the nodes."""
+
+    node_ids: np.ndarray
+    """Text node ids in document order."""
+    texts: list[str]
+    """Their raw texts."""
+    compact: str
+    """Normalised text of all nodes, no whitespace."""
+    owner: np.ndarray
+    """For each compact character, the position (in ``node_ids``) of its text node."""
+    offset: np.ndarray
+    """For each compact character, its offset in that node's raw text."""
+
+
+@dataclass(slots=True)
+class BlockMatch:
+    """Where one extracted block was found in the compact page text."""
+
+    block: MainBlock
+    match: str
+    """``"exact"``, ``"anchor"``, ``"fuzzy"`` or ``"none"``."""
+    score: float
+    start: int = -1
+    end: int = -1
+
+
+@dataclass(slots=True)
+class Alignment:
+    """Every block's match plus the compact characters covered by main text."""
+
+    stream: TextStream
+    matches: list[BlockMatch] = field(default_factory=list)
+    covered: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+    @property
+    def unaligned(self) -> list[MainBlock]:
+        return [m.block for m in self.matches if m.match == "none"]
+
+    def node_spans(self) -> dict[int, list[tuple[int, int]]]:
+        """For each text node with main text, its covered ``(start, end)`` raw-text spans."""
+        spans: dict[int, list[tuple[int, int]]] = {}
+        covered = self.covered
+        if not covered.any():
+            return spans
+        stream = self.stream
+        index = np.flatnonzero(covered)
+        owner = stream.owner[index]
+        offset = stream.offset[index]
+        # A run breaks where the node changes or covered characters are not consecutive.
+        breaks = np.flatnonzero((np.diff(index) != 1) | (np.diff(owner) != 0)) + 1
+        starts = np.concatenate(([0], breaks))
+        ends = np.concatenate((breaks, [len(index)])) - 1
+        for first, last in zip(starts.tolist(), ends.tolist()):
+            node = int(stream.node_ids[owner[first]])
+            spans.setdefault(node, []).append((int(offset[first]), int(offset[last]) + 1))
+        return spans
+
+
+def normalise(text: str) -> tuple[str, np.ndarray]:
+    """``text`` normalised for alignment, and each kept character's offset in ``text``."""
+    if unicodedata.is_normalized("NFKC", text):
+        folded = text.casefold()
+        if len(folded) == len(text):  # casefold never empties a character: all map 1:1
+            return _compact(folded.translate(_UNIFY), np.arange(len(text), dtype=np.int64))
+    pieces: list[str] = []
+    sources: list[int] = []
+    for position, char in enumerate(text):
+        mapped = unicodedata.normalize("NFKC", char).casefold().translate(_UNIFY)
+        pieces.append(mapped)
+        sources.extend([position] * len(mapped))
+    return _compact("".join(pieces), np.asarray(sources, dtype=np.int64))
+
+
+def _compact(text: str, sources: np.ndarray) -> tuple[str, np.ndarray]:
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    keep = ~np.isin(codes, _DROPPED)
+    return codes[keep].tobytes().decode("utf-32-le"), sources[keep]
+
+
+def build_text_stream(capture: PageCapture) -> TextStream:
+    """The compact text of all non-blank text nodes in document order."""
+    text_nodes = [node for node in capture.nodes if node.is_text and node.text.strip()]
+    texts = [node.text for node in text_nodes]
+    starts = np.cumsum([0] + [len(text) for text in texts])
+    compact, sources = normalise("".join(texts))
+    owner = np.searchsorted(starts, sources, side="right") - 1
+    return TextStream(
+        node_ids=np.asarray([node.id for node in text_nodes], dtype=np.int64),
+        texts=texts,
+        compact=compact,
+        owner=owner.astype(np.int64),
+        offset=(sources - starts[owner]).astype(np.int64),
+    )
+
+
+def align_main_text(capture: PageCapture, main_text: MainText,
+                    stream: TextStream | None = None) -> Alignment:
+    """Find every block of ``main_text`` in the capture's text nodes."""
+    stream = stream if stream is not None else build_text_stream(capture)
+    page = stream.compact
+    covered = np.zeros(len(page), dtype=bool)
+    alignment = Alignment(stream=stream, covered=covered)
+    cursor = 0
+    for block in main_text.blocks:
+        needle, _ = normalise(block.text)
+        found = _locate(needle, page, cursor) if needle else BlockMatch(block, "none", 0.0)
+        found.block = block
+        alignment.matches.append(found)
+        if found.match != "none":
+            covered[found.start:found.end] = True
+            cursor = found.end
+    return alignment
+
+
+def _locate(needle: str, page: str, cursor: int) -> BlockMatch:
+    placeholder = MainBlock("main", "p", "")
+    start = page.find(needle, cursor)
+    if start < 0:
+        start = page.find(needle)
+    if start >= 0:
+        return BlockMatch(placeholder, "exact", 100.0, start, start + len(needle))
+    if len(needle) >= 3 * ANCHOR_CHARS:
+        span = _anchor(needle, page, cursor)
+        if span is not None:
+            return BlockMatch(placeholder, "anchor", 100.0, *span)
+    if len(needle) <= FUZZY_MAX_BLOCK and len(needle) >= 12:
+        from rapidfuzz import fuzz
+
+        for low in (max(0, cursor - len(needle)), 0):
+            high = min(len(page), low + 4 * len(needle) + 400) if low else len(page)
+            if low == 0 and high - low > 50 * len(needle) + 4000:
+                break  # whole-page fuzzy search of a short block costs more than it is worth
+            result = fuzz.partial_ratio_alignment(needle, page[low:high],
+                                                  score_cutoff=FUZZY_CUTOFF)
+            if result is not None:
+                return BlockMatch(placeholder, "fuzzy", float(result.score),
+                                  low + result.dest_start, low + result.dest_end)
+    return BlockMatch(placeholder, "none", 0.0)
+
+
+def _anchor(needle: str, page: str, cursor: int) -> tuple[int, int] | None:
+    """Span from the block's first to last ``ANCHOR_CHARS`` characters, if plausibly one block."""
+    head, tail = needle[:ANCHOR_CHARS], needle[-ANCHOR_CHARS:]
+    for origin in (cursor, 0):
+        start = page.find(head, origin)
+        if start < 0:
+            continue
+        end = page.find(tail, start + ANCHOR_CHARS)
+        if end < 0:
+            continue
+        end += ANCHOR_CHARS
+        if 0.7 * len(needle) <= end - start <= 1.3 * len(needle):
+            return start, end
+    return None

@@ -1,0 +1,122 @@
+"""Per-segment text statistics from the capture's node tree, on the segment's main-text part.
+
+Blocks follow the non-article rules' definition (text-and-filters.md §2): text between boundaries
+of block-level elements and ``<br>``. Captures of Webis pages carry no computed style, so block-ness
+is decided by tag: consecutive text nodes under the same nearest block-level ancestor, with no
+``<br>``/``<hr>`` between them, form one block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import PageCapture
+
+__all__ = ["BLOCK_TAGS", "ITEM_TAGS", "PageLayout", "build_layout", "text_statistics",
+           "SHORT_ITEM_CHARS", "LARGE_BLOCK_CHARS"]
+
+BLOCK_TAGS = frozenset({
+    "ADDRESS", "ARTICLE", "ASIDE", "BLOCKQUOTE", "BODY", "CAPTION", "CENTER", "DD", "DETAILS",
+    "DIALOG", "DIV", "DL", "DT", "FIELDSET", "FIGCAPTION", "FIGURE", "FOOTER", "FORM", "H1", "H2",
+    "H3", "H4", "H5", "H6", "HEADER", "HGROUP", "HTML", "LI", "MAIN", "NAV", "OL", "P", "PRE",
+    "SECTION", "SUMMARY", "TABLE", "TBODY", "TD", "TFOOT", "TH", "THEAD", "TR", "UL", "LEGEND",
+    "OPTION", "BUTTON", "TEXTAREA", "SELECT",
+})
+BREAK_TAGS = frozenset({"BR", "HR"})
+ITEM_TAGS = frozenset({"LI", "DT", "DD", "TD", "TH"})
+SHORT_ITEM_CHARS = 100
+"""List items and table cells count for the list/table share only up to this length."""
+LARGE_BLOCK_CHARS = 200
+
+
+@dataclass(slots=True)
+class PageLayout:
+    """For each text node of the text stream: its block, its item/cell and its contexts."""
+
+    block: np.ndarray
+    """Block number of each stream position (consecutive numbers in document order)."""
+    item: np.ndarray
+    """Id of the nearest list item / table cell ancestor, or -1."""
+    in_link: np.ndarray
+    in_code: np.ndarray
+
+
+def build_layout(capture: PageCapture, text_node_ids: np.ndarray) -> PageLayout:
+    """Block and item structure of the stream's text nodes (one pass over the nodes)."""
+    nodes = capture.nodes
+    block_of: dict[int, int] = {}  # element id -> nearest block-level ancestor-or-self
+    item_of: dict[int, int] = {}
+
+    def nearest(node_id: int | None, tags: frozenset[str], memo: dict[int, int]) -> int:
+        chain: list[int] = []
+        found = -1
+        while node_id is not None:
+            if node_id in memo:
+                found = memo[node_id]
+                break
+            chain.append(node_id)
+            if nodes[node_id].tag in tags:
+                found = node_id
+                break
+            node_id = nodes[node_id].parent
+        for visited in chain:
+            memo[visited] = found
+        return found
+
+    position_of = {int(node_id): position for position, node_id in enumerate(text_node_ids)}
+    count = len(text_node_ids)
+    block = np.zeros(count, dtype=np.int64)
+    item = np.full(count, -1, dtype=np.int64)
+    in_link = np.zeros(count, dtype=bool)
+    in_code = np.zeros(count, dtype=bool)
+    current_block, previous_key, broken = -1, None, False
+    for node in nodes:  # node ids are in document order
+        if node.tag in BREAK_TAGS:
+            broken = True
+            continue
+        position = position_of.get(node.id)
+        if position is None:
+            continue
+        key = nearest(node.parent, BLOCK_TAGS, block_of)
+        if key != previous_key or broken:
+            current_block += 1
+        previous_key, broken = key, False
+        block[position] = current_block
+        item[position] = nearest(node.parent, ITEM_TAGS, item_of)
+        in_link[position] = "link" in node.inside
+        in_code[position] = "code" in node.inside
+    return PageLayout(block, item, in_link, in_code)
+
+
+def text_statistics(layout: PageLayout, positions: np.ndarray, main_chars: np.ndarray,
+                    full_chars: np.ndarray) -> dict[str, float]:
+    """Shares of the main text of the stream ``positions`` (a segment) in links, code, short
+    list items / cells, and large blocks; the largest block; the main-text overlap."""
+    positions = np.asarray(positions, dtype=np.int64)
+    main = main_chars[positions].astype(np.float64)
+    total_main = float(main.sum())
+    total_full = float(full_chars[positions].sum())
+    stats = {
+        "main_text_overlap": total_main / total_full if total_full else 0.0,
+        "link_share": 0.0, "code_share": 0.0, "list_table_share": 0.0,
+        "largest_block": 0.0, "large_block_share": 0.0,
+    }
+    if total_main <= 0:
+        return stats
+    stats["link_share"] = float(main[layout.in_link[positions]].sum()) / total_main
+    stats["code_share"] = float(main[layout.in_code[positions]].sum()) / total_main
+    _, block_index = np.unique(layout.block[positions], return_inverse=True)
+    block_chars = np.bincount(block_index, weights=main)
+    stats["largest_block"] = float(block_chars.max())
+    stats["large_block_share"] = float(block_chars[block_chars >= LARGE_BLOCK_CHARS].sum()) \
+        / total_main
+    items = layout.item[positions]
+    in_item = items >= 0
+    if in_item.any():
+        _, item_index = np.unique(items[in_item], return_inverse=True)
+        item_chars = np.bincount(item_index, weights=main[in_item])
+        short = item_chars[(item_chars <= SHORT_ITEM_CHARS)].sum()
+        stats["list_table_share"] = float(short) / total_main
+    return stats
