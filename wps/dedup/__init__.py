@@ -71,8 +71,9 @@ class Deduplicator:
     """Pipeline stage: marks segments duplicated from earlier pages of the same site.
 
     Mark, never delete: each segment gets ``stats["dup_chunk_share"]``, ``extra["simhash"]`` (hex),
-    ``extra["dedup"]`` (page order and the near-duplicate matches), and one reason code per rule it
-    fails, with ``kept = False``.
+    ``extra["dup"]`` (the ``dup`` object of text-and-filters.md §6: ``cdc_dup_frac``, ``simhash``,
+    the near-duplicate matches, page order and site), and one reason code per rule it fails, with
+    ``kept = False``.
     """
 
     LIMIT_REFRESH_PAGES = 16
@@ -133,12 +134,14 @@ class Deduplicator:
                 share = duplicated / total if total else 0.0
                 segment.stats[REASON_CHUNKS] = share
                 report: dict[str, Any] = {
-                    "site": site,
-                    "page_order": page,
+                    "cdc_dup_frac": share,
+                    "simhash": None,
                     "simhash_match": None,
                     "minhash_match": None,
+                    "page_order": page,
+                    "site": site,
                 }
-                segment.extra["dedup"] = report
+                segment.extra["dup"] = report
                 if settings.max_chunk_share is not None and share > settings.max_chunk_share:
                     _drop(segment, REASON_CHUNKS)
                 self._simhash_rule(site, page, segment, report, simhashes)
@@ -160,7 +163,8 @@ class Deduplicator:
         stored: list[tuple[str, int]],
     ) -> None:
         value = simhash(segment.text)
-        segment.extra["simhash"] = f"{value:016x}" if value is not None else None
+        hex_value = f"{value:016x}" if value is not None else None
+        segment.extra["simhash"] = report["simhash"] = hex_value
         if value is None:
             return
         max_distance = self.settings.simhash_max_distance

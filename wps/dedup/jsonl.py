@@ -2,7 +2,7 @@
 
 Lines are grouped by ``url`` and pages are processed in order of first appearance, so a file written
 by one run can be checked against pages seen in earlier runs. Each line gets ``kept``/``reasons``
-updated, ``stats["dup_chunk_share"]`` and a ``dup`` object (text-and-filters.md §6:
+updated, ``stats["dup_chunk_share"]``, ``simhash`` and a ``dup`` object (text-and-filters.md §6:
 ``cdc_dup_frac``, ``simhash``, the near-duplicate matches and the page order). The output is written
 to a temporary file and renamed, so a failed run leaves no partial file.
 """
@@ -83,16 +83,10 @@ def dedup_jsonl(
         deduplicator.process(url, segments)
         for index, segment, old in zip(indices, segments, before):
             record = records[index]
-            report = segment.extra["dedup"]
             record["kept"], record["reasons"] = segment.kept, segment.reasons
             record.setdefault("stats", {})["dup_chunk_share"] = segment.stats["dup_chunk_share"]
-            record["dup"] = {
-                "cdc_dup_frac": segment.stats["dup_chunk_share"],
-                "simhash": segment.extra["simhash"],
-                "simhash_match": report["simhash_match"],
-                "minhash_match": report["minhash_match"],
-                "page_order": report["page_order"],
-            }
+            record["simhash"] = segment.extra["simhash"]
+            record["dup"] = segment.extra["dup"]
             summary.dropped.update(set(segment.reasons) - old)
     target.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
