@@ -79,7 +79,7 @@ def load_page(directory: str | Path) -> GroundTruthPage:
     return _load_page(directory, tuple(stamp))
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=2)  # a page is evaluated many times, then left
 def _load_page(directory: Path, stamp: tuple[int, ...]) -> GroundTruthPage:
     boxes, xpaths = read_nodes(directory / "nodes.csv")
     counts = read_character_counts(directory / "nodes-texts.csv")
