@@ -78,6 +78,8 @@ def segment(
     segmenter_options: dict[str, Any] | None = None,
     capture_options: CaptureOptions | None = None,
     browser: Browser | None = None,
+    noise_model: str | Path | None = None,
+    dedup_db: str | Path | None = None,
 ) -> PageResult:
     """Capture (unless given a capture) and segment one page.
 
@@ -85,11 +87,23 @@ def segment(
     folder (with ``nodes.csv``), a saved capture folder (with ``capture.json``) or a
     :class:`~wps.model.PageCapture`. Pass a :class:`~wps.capture.Browser` to reuse one Chromium
     across pages. Segmenter options are the segmenter's keyword arguments (see its class).
+    ``noise_model`` (a ``wps train-noise`` folder) cuts boilerplate tails off segment texts;
+    ``dedup_db`` (a SQLite state file) marks segments repeated from earlier pages of the site.
+    Both steps are off when ``None``.
     """
     segmenter_instance = build_segmenter(segmenter, **(segmenter_options or {}))  # fail fast
     capture = load_capture(source, capture_options=capture_options, browser=browser)
     segmentation = segmenter_instance.segment(capture)
-    # Later stages (text mapping, filters, dedup) go here, one call each, on `segmentation`.
+    # Later stages (text mapping, filters) go here, one call each, on `segmentation`.
+    if noise_model is not None:  # after text mapping, before the filters
+        from .noise import NoiseTailCutter
+
+        NoiseTailCutter(noise_model).process(segmentation.segments)
+    if dedup_db is not None:  # after the filters: measured against earlier pages of the site
+        from .dedup import Deduplicator
+
+        with Deduplicator(dedup_db) as deduplicator:
+            deduplicator.process(capture.url, segmentation.segments)
     return PageResult(capture, segmentation)
 
 
@@ -101,6 +115,8 @@ def segment_to_directory(
     segmenter_options: dict[str, Any] | None = None,
     capture_options: CaptureOptions | None = None,
     browser: Browser | None = None,
+    noise_model: str | Path | None = None,
+    dedup_db: str | Path | None = None,
 ) -> PageResult:
     """:func:`segment`, then write every output into ``out_dir`` atomically.
 
@@ -110,7 +126,8 @@ def segment_to_directory(
     from .output import write_page_outputs
 
     result = segment(source, segmenter=segmenter, segmenter_options=segmenter_options,
-                     capture_options=capture_options, browser=browser)
+                     capture_options=capture_options, browser=browser, noise_model=noise_model,
+                     dedup_db=dedup_db)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
     write_page_outputs(result.capture, result.segmentation, out_dir)
     if rendered_screenshot is not None and not isinstance(source, PageCapture):

@@ -29,6 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, default=None, help="output folder (--format files)")
     parser.add_argument("--format", choices=("files", "json"), default="files",
                         help="files: write --out DIR; json: print to stdout, write nothing")
+    parser.add_argument("--noise-model", type=Path, default=None,
+                        help="cut boilerplate tails with this 'wps train-noise' model (default off)")
+    parser.add_argument("--dedup-db", type=Path, default=None,
+                        help="mark segments repeated from earlier pages of the site, state in this"
+                        " SQLite file (default off)")
     add_capture_options(parser)
     parser.set_defaults(run=run)
 
@@ -64,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--option: {args.segmenter}: {err}") from None
     capture_options = options_from_args(args)
     keywords = dict(segmenter=args.segmenter, segmenter_options=segmenter_options,
-                    capture_options=capture_options)
+                    capture_options=capture_options, noise_model=args.noise_model,
+                    dedup_db=args.dedup_db)
     if args.format == "json":
         from ..capture import discard_screenshot
         from ..output import page_summary
