@@ -187,3 +187,24 @@ def test_train_noise_command(tmp_path: Path, capsys) -> None:
     assert metadata["format"] == "wps-noise/1" and metadata["examples"] == 120
     assert NoiseClassifier.load(tmp_path / "model").noise_probabilities(["Back to top"])[0] > 0.5
     assert main(["train-noise", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "m")]) == 3
+
+
+def test_pipeline_noise_step_on_a_webis_page(trained: Path, webis_page: Path) -> None:
+    from wps.pipeline import segment
+
+    plain = segment(webis_page).segmentation.segments
+    cut = segment(webis_page, noise_model=trained).segmentation.segments
+    with_text = [index for index, s in enumerate(plain) if s.text.strip()]
+    assert with_text
+    for index in with_text:
+        report = cut[index].extra["noise_tail"]["text"]
+        assert plain[index].text.startswith(cut[index].text)
+        assert len(cut[index].text) + cut[index].stats["noise_tail_chars"] == len(plain[index].text)
+        assert report["kept_chunks"] <= report["chunks"]
+
+
+def test_noise_stage_rejects_unknown_fields(trained: Path) -> None:
+    from wps.errors import UsageError
+
+    with pytest.raises(UsageError, match="fields"):
+        NoiseTailCutter(trained, fields=("title",))
