@@ -57,7 +57,8 @@ def main() -> None:
     print(f"DOM capture, {args.elements} elements ({nodes} nodes incl. text): "
           f"median {statistics.median(dom):.3f} s (walk + parse + page.content), "
           f"runs {[round(value, 3) for value in dom]}")
-    print(f"whole page without screenshot (navigate .. dom): median {statistics.median(totals):.3f} s")
+    print("whole page without screenshot (navigate .. dom): "
+          f"median {statistics.median(totals):.3f} s")
     print(f"screenshot 1366x{args.height}: median {statistics.median(shots):.3f} s, "
           f"runs {[round(value, 3) for value in shots]}")
 

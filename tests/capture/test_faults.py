@@ -1,4 +1,4 @@
-"""Bad input and faults: each raises its own CaptureError subclass with a one-line `<url>: cause`."""
+"""Bad input and faults: each raises its own CaptureError subclass, one line `<url>: cause`."""
 
 from __future__ import annotations
 

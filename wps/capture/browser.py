@@ -188,9 +188,8 @@ class Browser:
             if block:
                 await context.route("**/*", _allow_local_only)
             page = await context.new_page()
-            return await _until_crash(
-                page, self._browser, _render(page, source, options, deadline, started, self.page_hook)
-            )
+            work = _render(page, source, options, deadline, started, self.page_hook)
+            return await _until_crash(page, self._browser, work)
         except Error as err:
             raise translate_error(source.url, err, options.timeout_s) from None
         finally:

@@ -18,12 +18,12 @@ CHROMIUM_CANDIDATES = (
 
 @dataclass(slots=True)
 class CaptureOptions:
-    """How to render and capture a page (defaults: Webis-WebSeg-20's 1366 px width and 16,384 px cap)."""
+    """How to render and capture a page (Webis-WebSeg-20 defaults: 1366 px wide, 16,384 px cap)."""
 
     viewport_width: int = 1366
     viewport_height: int = 768
     max_height: int = 16384
-    """Screenshot and page-height cap in pixels; taller pages are flagged ``screenshot_truncated``."""
+    """Screenshot and page-height cap (px); taller pages are flagged ``screenshot_truncated``."""
     timeout_s: float = 30.0
     """Wall-clock limit for the whole page: navigation, settle, scroll, walk and screenshot."""
     settle_s: float = 0.5

@@ -1,8 +1,8 @@
 """What a capture source is: an http(s) URL, or a local ``.html``/``.html.gz`` file opened offline.
 
-Local files are rendered through a ``file:`` URL. A gzipped file, or a UTF-8 file that declares no
-charset, is first copied to a temporary ``.html`` file (with a UTF-8 byte-order mark where no charset
-is declared, so Chromium does not fall back to windows-1252).
+Local files are rendered through a ``file:`` URL. A gzipped file, or a UTF-8 file that declares
+no charset, is first copied to a temporary ``.html`` file (with a UTF-8 byte-order mark where no
+charset is declared, so Chromium does not fall back to windows-1252).
 """
 
 from __future__ import annotations

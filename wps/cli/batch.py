@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument("--segmenter", default=None,
                         help="segmenter name (default: the pipeline's default segmenter)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (one Chromium each)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="worker processes (one Chromium each)")
     parser.add_argument("--restart-every", type=int, default=50,
                         help="restart each worker's Chromium after this many pages")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
