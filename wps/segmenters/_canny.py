@@ -16,6 +16,9 @@ import numpy as np
 from ..errors import InputFileError
 from ..model import Segment
 
+MARGIN = 2
+"""Pixels of context around each box, so the box's own border edges are found."""
+
 
 def tighten_boxes(segments: list[Segment], screenshot: Path, low: int, high: int) -> None:
     """Replace each segment's polygon by its Canny-tightened box, in place."""
@@ -27,8 +30,11 @@ def tighten_boxes(segments: list[Segment], screenshot: Path, low: int, high: int
     image_height, image_width = image.shape
     for segment in segments:
         left, top, right, bottom = segment.bbox
-        x0, y0 = max(0, math.floor(left)), max(0, math.floor(top))
-        x1, y1 = min(image_width, math.ceil(right)), min(image_height, math.ceil(bottom))
+        # Crop a margin wider than the box: a background's boundary lies on the box's border,
+        # where Canny finds no gradient inside a tight crop.
+        x0, y0 = max(0, math.floor(left) - MARGIN), max(0, math.floor(top) - MARGIN)
+        x1 = min(image_width, math.ceil(right) + MARGIN)
+        y1 = min(image_height, math.ceil(bottom) + MARGIN)
         if x1 - x0 < 3 or y1 - y0 < 3:
             continue  # outside the screenshot (truncated capture) or too thin to have edges
         edges = cv2.Canny(image[y0:y1, x0:x1], low, high)
@@ -37,11 +43,13 @@ def tighten_boxes(segments: list[Segment], screenshot: Path, low: int, high: int
         if rows.size == 0:
             continue
         box = (
-            float(x0 + cols[0]),
-            float(y0 + rows[0]),
-            float(min(x0 + cols[-1] + 1, right)),
-            float(min(y0 + rows[-1] + 1, bottom)),
+            max(float(x0 + cols[0]), left),
+            max(float(y0 + rows[0]), top),
+            min(float(x0 + cols[-1] + 1), right),
+            min(float(y0 + rows[-1] + 1), bottom),
         )
+        if box[2] <= box[0] or box[3] <= box[1]:
+            continue
         if bottom > image_height:  # the part below the screenshot was never seen: keep it
             box = (box[0], box[1], box[2], bottom)
         tightened = Segment.from_box(segment.id, box)

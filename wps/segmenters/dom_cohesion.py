@@ -58,6 +58,9 @@ class DomCohesionSegmenter:
         paragraph run) into its records; ``False`` lets it split only *containers* (ancestors of
         blocks: layout regions). A list with one odd item (a footer's links plus a copyright line)
         is still one region; compound records are split by ``split_records_min_chars``.
+    split_root
+        Always split the root (``<body>``) into its children. The paper emits a non-outlying root
+        whole (its §4.5 failure case on uniform pages), which is the one-segment baseline.
     split_single_child
         A block with one element child has H = 0 by definition; ``True`` looks through such
         wrappers (``body > div#page > ...``) instead of emitting the whole page as one segment.
@@ -85,6 +88,7 @@ class DomCohesionSegmenter:
     max_subtree_nodes_for_ted: int = 100
     full_ted_matrix: bool = True
     split_record_blocks: bool = False
+    split_root: bool = True
     split_single_child: bool = True
     max_page_fraction: float = 0.7
     split_records_min_chars: int | None = 200
@@ -169,7 +173,8 @@ class DomCohesionSegmenter:
             and node in blocks.records
             and blocks.compound_records(node, self.split_records_min_chars)
         )
-        if not (oversized or outlier or wrapper or long_records):
+        root = self.split_root and node == blocks.root
+        if not (root or oversized or outlier or wrapper or long_records):
             return None
         return blocks.child_groups(node)
 
