@@ -20,7 +20,7 @@ def flatten_segmentation(
     segments: list[MultiPolygonJson], precision: float = 1.0
 ) -> list[MultiPolygonJson]:
     geometries = [segment_geometry(s) for s in segments]
-    cleaned, _ = clean_pixel_geometries(geometries, precision, make_valid=False)
+    cleaned, _ = clean_pixel_geometries(geometries, precision, repair=False)
     pieces, _ = nary_intersection(list(cleaned))
     flattened: list[MultiPolygonJson] = []
     for piece in pieces:

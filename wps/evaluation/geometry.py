@@ -26,6 +26,11 @@ BUFFER_QUAD_SEGMENTS = 30
 """sf's ``st_buffer`` default ``nQuadSegs``."""
 
 
+def make_valid(geometries: np.ndarray) -> np.ndarray:
+    """``st_make_valid`` with sf's (≥ 1.0-8) defaults: GEOS "structure" method, collapsed kept."""
+    return shapely.make_valid(geometries, method="structure", keep_collapsed=True)
+
+
 def segment_geometry(segment: MultiPolygonJson) -> MultiPolygon:
     """A Webis segment as a shapely multipolygon, unvalidated (as ``st_multipolygon`` builds it)."""
     polygons = [Polygon(polygon[0], polygon[1:]) for polygon in segment]
@@ -69,12 +74,13 @@ def round_half_away(geometries: np.ndarray, precision: float = 1.0) -> np.ndarra
 
 
 def clean_pixel_geometries(
-    geometries: Sequence[BaseGeometry], precision: float = 1.0, make_valid: bool = True
+    geometries: Sequence[BaseGeometry], precision: float = 1.0, repair: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """The cleaning of ``PixelBasedClusterings``; returns (kept geometries, their input indices).
 
     simplify(0) → snap each to the vertices of all (0.9) → round to the grid → make_valid →
-    keep area ≥ 1 and valid. ``make_valid=False`` is the variant of ``flatten-segmentations.R``.
+    keep area ≥ 1 and valid. ``repair=False`` (no make_valid) is the variant of
+    ``flatten-segmentations.R``.
     """
     array = np.asarray(list(geometries), dtype=object)
     if array.size == 0:
@@ -83,8 +89,8 @@ def clean_pixel_geometries(
     target = shapely.GeometryCollection(list(simplified))
     snapped = shapely.snap(simplified, target, SNAP_TOLERANCE)
     rounded = round_half_away(snapped, precision)
-    if make_valid:
-        rounded = shapely.make_valid(rounded)
+    if repair:
+        rounded = make_valid(rounded)
     keep = (shapely.area(rounded) >= 1) & shapely.is_valid(rounded)
     return rounded[keep], np.flatnonzero(keep)
 

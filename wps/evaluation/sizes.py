@@ -16,7 +16,7 @@ from shapely.geometry.base import BaseGeometry
 
 from ..errors import UsageError
 from .edges import edge_weights
-from .geometry import Overlay, clean_pixel_geometries, planar_overlay
+from .geometry import Overlay, clean_pixel_geometries, make_valid, planar_overlay
 from .resources import GroundTruthPage
 
 SIZE_FUNCTIONS = ("pixels", "edges-fine", "edges-coarse", "nodes", "chars")
@@ -120,7 +120,7 @@ def node_clustering(
     keep = sizes > 0
     unique_boxes, sizes = unique_boxes[keep], sizes[keep]
     rectangles = shapely.polygons(_rectangle_rings(unique_boxes))
-    valid = shapely.make_valid(np.asarray(list(segments), dtype=object))
+    valid = make_valid(np.asarray(list(segments), dtype=object))
     shapely.prepare(valid)
     if valid.size:
         contains = shapely.contains(valid[:, None], rectangles[None, :]).T
