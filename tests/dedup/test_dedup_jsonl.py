@@ -99,3 +99,25 @@ def test_bad_input_is_one_error_line(tmp_path: Path, capsys) -> None:
         main(["dedup", str(path), "--db", str(tmp_path / "s.sqlite3"), "--max-chunk-share", "3"])
         == 2
     )
+
+
+def test_config_table_sets_state_and_thresholds(tmp_path: Path) -> None:
+    db = tmp_path / "from-config.sqlite3"
+    config = tmp_path / "wps.toml"
+    config.write_text(
+        f'[dedup]\ndb = "{db}"\nmax_chunk_share = 1.0\nsimhash = false\nminhash = false\n',
+        encoding="utf-8",
+    )
+    for page in ("a", "b"):
+        path = tmp_path / f"{page}.jsonl"
+        _write(path, [{"url": f"https://example.com/{page}", "text": FOOTER, "kept": True}])
+        assert main(["dedup", str(path), "--config", str(config)]) == 0
+    record = _read(tmp_path / "b.jsonl")[0]
+    assert db.is_file()
+    assert record["dup"]["cdc_dup_frac"] == 1.0 and record["kept"]      # 1.0 is not > 1.0
+    assert record["dup"]["simhash_match"] is None                        # rule off
+    assert main(["dedup", str(tmp_path / "b.jsonl"), "--config", str(config),
+                 "--max-chunk-share", "0.5"]) == 0
+    assert _read(tmp_path / "b.jsonl")[0]["reasons"] == ["dup_chunk_share"]
+    config.write_text("[dedup]\nmax_chunk_shar = 1.0\n", encoding="utf-8")
+    assert main(["dedup", str(tmp_path / "b.jsonl"), "--config", str(config)]) == 2

@@ -144,3 +144,19 @@ def test_cli_errors_are_one_line(tiny_models, tmp_path: Path, capsys) -> None:
         )
         == 3
     )
+
+
+def test_cli_reads_the_binoculars_config_table(tiny_models, tmp_path: Path) -> None:
+    observer, performer = tiny_models
+    path = tmp_path / "segments.jsonl"
+    _write(path)
+    config = tmp_path / "wps.toml"
+    config.write_text('[binoculars]\nmode = "accuracy"\nmax_tokens = 4\ndevice = "cpu"\n')
+    args = ["binoculars", str(path), "--observer", str(observer), "--performer", str(performer)]
+    assert main([*args, "--config", str(config)]) == 0
+    first = _read(path)[0]["binoculars"]
+    assert first["mode"] == "accuracy" and first["n_tokens"] == 4 and first["truncated"]
+    assert main([*args, "--config", str(config), "--mode", "low-fpr", "--max-tokens", "512"]) == 0
+    assert _read(path)[0]["binoculars"]["mode"] == "low-fpr"
+    config.write_text('[binoculars]\nmode = "fast"\n')
+    assert main([*args, "--config", str(config)]) == 2

@@ -22,46 +22,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_dedup_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared with commands that run the dedup stage."""
-    group = parser.add_argument_group("de-duplication")
+    """Options shared with commands that run the dedup stage; unset ones come from [dedup]."""
+    group = parser.add_argument_group("de-duplication (defaults: the [dedup] config table)")
+    group.add_argument("--config", type=Path, default=None, help="TOML file over the defaults")
     group.add_argument("--db", type=Path, default=None, help="de-duplication state (SQLite)")
-    group.add_argument(
-        "--max-chunk-share",
-        type=float,
-        default=0.5,
-        help="drop when more of the bytes were seen on earlier pages (default 0.5)",
-    )
-    group.add_argument(
-        "--simhash-distance",
-        type=int,
-        default=3,
-        help="near-duplicate Hamming distance of 64-bit SimHashes (default 3)",
-    )
-    group.add_argument(
-        "--minhash-threshold",
-        type=float,
-        default=0.35,
-        help="near-duplicate shingle resemblance (CEDAR, default 0.35)",
-    )
+    group.add_argument("--max-chunk-share", type=float, default=None,
+                       help="drop when a larger share of the bytes was seen before (0.5)")
+    group.add_argument("--simhash-distance", type=int, default=None,
+                       help="near-duplicate Hamming distance of 64-bit SimHashes (3)")
+    group.add_argument("--minhash-threshold", type=float, default=None,
+                       help="near-duplicate 2-word-shingle resemblance (CEDAR, 0.35)")
     group.add_argument("--no-simhash", action="store_true", help="disable the SimHash rule")
     group.add_argument("--no-minhash", action="store_true", help="disable the MinHash rule")
 
 
-def settings_from_args(args: argparse.Namespace):  # -> DedupSettings (import kept lazy)
+def settings_from_args(args: argparse.Namespace):  # -> (DedupSettings, db path or None)
+    """The [dedup] config table overlaid by the command-line options."""
+    from ..config import load_config
     from ..dedup import DedupSettings
 
-    return DedupSettings(
-        max_chunk_share=args.max_chunk_share,
-        simhash_max_distance=None if args.no_simhash else args.simhash_distance,
-        minhash_threshold=None if args.no_minhash else args.minhash_threshold,
-    )
+    section = dict(load_config(args.config)["dedup"])
+    overrides = {
+        "max_chunk_share": args.max_chunk_share,
+        "simhash_max_distance": args.simhash_distance,
+        "minhash_threshold": args.minhash_threshold,
+    }
+    section.update({key: value for key, value in overrides.items() if value is not None})
+    if args.no_simhash:
+        section["simhash"] = False
+    if args.no_minhash:
+        section["minhash"] = False
+    db = args.db if args.db is not None else (Path(section["db"]) if section.get("db") else None)
+    return DedupSettings.from_config(section), db
 
 
 def run(args: argparse.Namespace) -> int:
     from ..dedup import Deduplicator
     from ..dedup.jsonl import dedup_jsonl
 
-    with Deduplicator(args.db, settings_from_args(args)) as deduplicator:
+    settings, db = settings_from_args(args)
+    with Deduplicator(db, settings) as deduplicator:
         summary = dedup_jsonl(args.segments, deduplicator, args.out)
         path = deduplicator.store.path
     dropped = ", ".join(f"{reason} {count}" for reason, count in sorted(summary.dropped.items()))

@@ -44,6 +44,27 @@ class DedupSettings:
     min_block_tokens: int = minhash.MIN_BLOCK_TOKENS
     shingle_words: int = minhash.SHINGLE_WORDS
 
+    @classmethod
+    def from_config(cls, section: dict[str, Any]) -> DedupSettings:
+        """Settings from the ``[dedup]`` table of :func:`wps.config.load_config`."""
+        try:
+            settings = cls(
+                max_chunk_share=float(section["max_chunk_share"]),
+                simhash_max_distance=(
+                    int(section["simhash_max_distance"]) if section["simhash"] else None
+                ),
+                minhash_threshold=(
+                    float(section["minhash_threshold"]) if section["minhash"] else None
+                ),
+                frequent_shingle_fraction=float(section["frequent_shingle_fraction"]),
+                min_block_tokens=int(section["min_block_tokens"]),
+                shingle_words=int(section["shingle_words"]),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise UsageError(f"[dedup] config: bad or missing setting ({err})") from None
+        settings.validate()
+        return settings
+
     def validate(self) -> None:
         if self.max_chunk_share is not None and not 0.0 <= self.max_chunk_share <= 1.0:
             raise UsageError(f"dedup max_chunk_share {self.max_chunk_share} is not in [0, 1]")
