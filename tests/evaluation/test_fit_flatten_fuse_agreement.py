@@ -103,3 +103,14 @@ def test_average_linkage_by_hand() -> None:
     # unweighted the second height would be (.6 + .8) / 2 = .7
     _, plain = average_linkage(distances, np.ones(3))
     np.testing.assert_allclose(plain, [0.2, 0.7])
+
+
+def test_fitting_a_self_intersecting_segment_is_a_schema_error() -> None:
+    import pytest
+
+    from wps.errors import SchemaError
+
+    bowtie = {"id": "x", "width": 100, "height": 100,
+              "segmentations": {"a": [[[[[0, 0], [50, 50], [50, 0], [0, 50], [0, 0]]]]]}}
+    with pytest.raises(SchemaError, match="segmentation 'a' cannot be fitted"):
+        fit_segmentations(bowtie, np.array([[0.0, 0.0, 10.0, 10.0]]))

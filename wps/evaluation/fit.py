@@ -12,9 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import shapely
+import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
-from ..errors import UsageError
+from ..errors import SchemaError, UsageError
 from .geometry import as_multipolygon, segment_geometry, segment_json
 from .resources import read_nodes
 from .sizes import _rectangle_rings
@@ -89,7 +90,12 @@ def fit_segmentations(
     boxes = nodes if isinstance(nodes, np.ndarray) else read_nodes(nodes)[0]
     result = dict(task.segmentations)
     for name, segments in task.segmentations.items():
-        result[f"{name}.fitted"] = fit_segmentation(segments, boxes, containment_threshold)
+        try:
+            result[f"{name}.fitted"] = fit_segmentation(segments, boxes, containment_threshold)
+        except shapely.errors.GEOSException as err:  # e.g. a self-intersecting segment
+            raise SchemaError(
+                f"{task.source}: segmentation {name!r} cannot be fitted ({err})"
+            ) from None
     fitted_names = re.compile(".*fitted")
     kept = {name: segs for name, segs in result.items() if fitted_names.search(name)}
     return WebisSegmentations(task.id, task.width, task.height, kept, task.source)

@@ -9,9 +9,11 @@ becomes one segment per polygon.
 from __future__ import annotations
 
 import shapely
+import shapely.errors
 from shapely import GeometryCollection, MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from ..errors import SchemaError
 from .geometry import clean_pixel_geometries, nary_intersection, segment_geometry, segment_json
 from .webis_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
 
@@ -45,8 +47,12 @@ def flatten_segmentations(
 ) -> WebisSegmentations:
     """Flatten every segmentation of a file (names unchanged)."""
     task = parse_segmentations(segmentations)
-    flattened = {
-        name: flatten_segmentation(segments, precision)
-        for name, segments in task.segmentations.items()
-    }
+    flattened = {}
+    for name, segments in task.segmentations.items():
+        try:
+            flattened[name] = flatten_segmentation(segments, precision)
+        except shapely.errors.GEOSException as err:  # R stops with "GEOS exception" too
+            raise SchemaError(
+                f"{task.source}: segmentation {name!r} cannot be flattened ({err})"
+            ) from None
     return WebisSegmentations(task.id, task.width, task.height, flattened, task.source)
