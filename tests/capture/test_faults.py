@@ -159,6 +159,24 @@ def test_renderer_crash_is_retried_once_on_a_fresh_browser(page_server, browser)
     assert capture.nodes[-1].text == "survivor"
 
 
+def test_browser_process_dying_mid_page_is_retried(page_server, browser):
+    url = page_server.add_html("/browser-dies", "<!doctype html><p>second try</p>")
+    calls: list[str] = []
+
+    async def kill_browser_first_time(page):
+        calls.append(page.url)
+        if len(calls) == 1:
+            await page.context.browser.close()
+
+    browser.page_hook = kill_browser_first_time
+    try:
+        capture = browser.capture(url)
+    finally:
+        browser.page_hook = None
+    discard_screenshot(capture.screenshot)
+    assert len(calls) == 2 and capture.nodes[-1].text == "second try"
+
+
 def test_renderer_crash_twice_is_a_clear_error(page_server, browser):
     url = page_server.add_html("/crash-always", "<!doctype html><p>doomed</p>")
     calls: list[str] = []

@@ -52,6 +52,18 @@ def test_malformed_html_is_repaired_by_the_parser(page_server, browser, quick):
     assert cell.inside == frozenset({"table"})
 
 
+def test_display_contents_wrapper_keeps_its_children(page_server, browser, quick):
+    html = ("<!doctype html><body style='margin:0'><div style='display:contents'>"
+            "<p style='margin:0;height:20px;width:100px'>inside</p>"
+            "<p style='margin:0;height:20px;width:50px'>also</p></div></body>")
+    capture = browser.capture(page_server.add_html("/contents", html), quick(screenshot=False))
+    wrapper = capture.nodes[1]
+    assert wrapper.tag == "DIV" and wrapper.style["display"] == "contents"
+    assert wrapper.bbox == (0, 0, 100, 40)  # the union of what it holds
+    assert [capture.nodes[i].xpath for i in capture.children(wrapper.id)] == [
+        "/HTML[1]/BODY[1]/DIV[1]/P[1]", "/HTML[1]/BODY[1]/DIV[1]/P[2]"]
+
+
 LAZY_PAGE = """<!doctype html><body style="margin:0">
 <div id="feed"><div style="height:1500px">first</div></div>
 <div id="sentinel" style="height:10px"></div>

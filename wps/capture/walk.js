@@ -47,13 +47,18 @@
   const TEXT = tags.id("#text");
   const nodes = [];
 
-  const isVisibleElement = (el) =>
-    !skipped.has(el.tagName.toUpperCase()) &&
-    (el.offsetWidth || el.offsetHeight || el.getClientRects().length > 0);
+  // 1: rendered with a box; 2: `display: contents` (no box of its own, but rendered children,
+  // boxed by a Range over its contents); 0: not captured.
+  function renderKind(el, tag) {
+    if (skipped.has(tag)) return 0;
+    if (el.offsetWidth || el.offsetHeight || el.getClientRects().length > 0) return 1;
+    return getComputedStyle(el).display === "contents" ? 2 : 0;
+  }
   const isText = (node) => node.nodeType === 3 || node.nodeType === 4;
   const isBlank = (node) => !/\S/.test(node.data);
 
-  // Steps for every child of `parent`: [child, tag, visibleIndex (0 = not captured), allIndex].
+  // Steps for every child of `parent`: [child, tag, visibleIndex (0 = not captured), allIndex,
+  // renderKind].
   function childSteps(parent) {
     const allCounts = new Map();
     const visibleCounts = new Map();
@@ -66,11 +71,12 @@
         const all = (allCounts.get(tag) || 0) + 1;
         allCounts.set(tag, all);
         let visible = 0;
-        if (isVisibleElement(child)) {
+        const kind = renderKind(child, tag);
+        if (kind) {
           visible = (visibleCounts.get(tag) || 0) + 1;
           visibleCounts.set(tag, visible);
         }
-        steps.push([child, tag, visible, all]);
+        steps.push([child, tag, visible, all, kind]);
       } else if (isText(child)) {
         textAll += 1;
         let visible = 0;
@@ -78,7 +84,7 @@
           textVisible += 1;
           visible = textVisible;
         }
-        steps.push([child, "#text", visible, textAll]);
+        steps.push([child, "#text", visible, textAll, 0]);
       }
     }
     return steps;
@@ -136,13 +142,18 @@
     rootXpath = xpath;
     rootXpathAll = xpathAll;
     rootDepth = depth;
-    // Stack entries: [node, parentIndex, tag, visibleIndex, allIndex, inside]
-    const stack = [[body, -1, body.tagName.toUpperCase(), 1, 1, inside]];
+    // Stack entries: [node, parentIndex, tag, visibleIndex, allIndex, inside, renderKind]
+    const stack = [[body, -1, body.tagName.toUpperCase(), 1, 1, inside, 1]];
     while (stack.length) {
-      const [node, parent, tag, visible, all, context] = stack.pop();
+      const [node, parent, tag, visible, all, context, kind] = stack.pop();
       let rect;
       if (node.nodeType === 1) {
-        rect = node.getBoundingClientRect();
+        if (kind === 2) {
+          range.selectNodeContents(node);
+          rect = range.getBoundingClientRect();
+        } else {
+          rect = node.getBoundingClientRect();
+        }
         nodes.push([parent, tags.id(tag), visible, all,
           round(rect.left + scrollX), round(rect.top + scrollY),
           round(rect.right + scrollX), round(rect.bottom + scrollY),
@@ -150,10 +161,10 @@
         const index = nodes.length - 1;
         const steps = childSteps(node);
         for (let i = steps.length - 1; i >= 0; i -= 1) {
-          const [child, childTag, childVisible, childAll] = steps[i];
+          const [child, childTag, childVisible, childAll, childKind] = steps[i];
           if (childVisible === 0) continue;
           const childContext = childTag === "#text" ? context : withContext(context, childTag);
-          stack.push([child, index, childTag, childVisible, childAll, childContext]);
+          stack.push([child, index, childTag, childVisible, childAll, childContext, childKind]);
         }
       } else {
         range.selectNodeContents(node);
