@@ -92,7 +92,7 @@ def run_benchmark(options: BenchmarkOptions) -> BenchmarkReport:
     save_dir = options.out / "segmentations" if options.save_segmentations else None
 
     computed = 0
-    with _progress(len(pages), len(pages) - len(todo), options.progress) as bar:
+    with dataset, _progress(len(pages), len(pages) - len(todo), options.progress) as bar:
         for results in _run_pages(todo, options.workers, save_dir):
             store.append(results)
             computed += len(results)

@@ -48,6 +48,9 @@ class WebisPage:
     """The page folder for the folder layouts; ``None`` for zip input."""
     members: dict[str, tuple[Path, str]] = field(default_factory=dict)
     """For zip input: file name -> (zip part, member name inside it)."""
+    archives: dict[Path, zipfile.ZipFile] | None = field(default=None, repr=False, compare=False)
+    """Open zip parts shared by the dataset's pages: reading a part's central directory costs
+    ~0.25 s for the full dataset, far too much to repeat per page."""
 
     @property
     def files(self) -> list[str]:
@@ -76,7 +79,7 @@ class WebisPage:
         try:
             page_dir = holder / self.id
             page_dir.mkdir()
-            _extract_members(self.id, self.members, page_dir)
+            _extract_members(self.id, self.members, page_dir, self.archives)
             yield page_dir
         finally:
             shutil.rmtree(holder, ignore_errors=True)
@@ -107,6 +110,7 @@ class WebisDataset:
         self.require = tuple(require)
         self.limit = limit
         self._zip_index: dict[str, dict[str, tuple[Path, str]]] | None = None
+        self._archives: dict[Path, zipfile.ZipFile] = {}
         self._wanted = None if ids is None else sorted({str(page_id) for page_id in ids})
         if self._wanted is not None:
             known = set(self._all_ids())
@@ -141,6 +145,18 @@ class WebisDataset:
             raise DatasetError(f"{self.root}: no page {page_id!r} in the dataset")
         return self._page(page_id)
 
+    def close(self) -> None:
+        """Close the zip parts the pages opened (they reopen on demand)."""
+        archives, self._archives = list(self._archives.values()), {}
+        for archive in archives:
+            archive.close()
+
+    def __enter__(self) -> WebisDataset:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # --------------------------------------------------------------------------------- internal
     def _all_ids(self) -> list[str]:
         if self.layout == "zip":
@@ -152,7 +168,8 @@ class WebisDataset:
 
     def _page(self, page_id: str) -> WebisPage:
         if self.layout == "zip":
-            return WebisPage(page_id, members=dict(self._index()[page_id]))
+            return WebisPage(page_id, members=dict(self._index()[page_id]),
+                             archives=self._archives)
         return WebisPage(page_id, folder=self._base / page_id)
 
     def _index(self) -> dict[str, dict[str, tuple[Path, str]]]:
@@ -208,18 +225,22 @@ def _member_page(member: str) -> tuple[str, str] | None:
     return parts[-2], parts[-1]
 
 
-def _extract_members(page_id: str, members: dict[str, tuple[Path, str]], target: Path) -> None:
-    by_part: dict[Path, list[tuple[str, str]]] = {}
-    for name, (part, member) in members.items():
-        by_part.setdefault(part, []).append((name, member))
-    for part, items in by_part.items():
-        try:
-            with zipfile.ZipFile(part) as archive:
-                for name, member in items:
-                    with archive.open(member) as source, open(target / name, "wb") as sink:
-                        shutil.copyfileobj(source, sink, 1 << 20)
-        except (zipfile.BadZipFile, OSError, EOFError) as err:
-            raise DatasetError(f"{part}: cannot extract page {page_id} ({err})") from None
+def _extract_members(page_id: str, members: dict[str, tuple[Path, str]], target: Path,
+                     archives: dict[Path, zipfile.ZipFile] | None) -> None:
+    own: dict[Path, zipfile.ZipFile] = {}
+    pool = own if archives is None else archives
+    try:
+        for name, (part, member) in members.items():
+            try:
+                if part not in pool:
+                    pool[part] = zipfile.ZipFile(part)
+                with pool[part].open(member) as source, open(target / name, "wb") as sink:
+                    shutil.copyfileobj(source, sink, 1 << 20)
+            except (zipfile.BadZipFile, OSError, EOFError, KeyError) as err:
+                raise DatasetError(f"{part}: cannot extract page {page_id} ({err})") from None
+    finally:
+        for archive in own.values():
+            archive.close()
 
 
 def write_zip_parts(pages: Iterable[WebisPage], target: str | Path,
