@@ -1,0 +1,61 @@
+"""Alignment of extracted blocks onto text nodes, on captures built by hand."""
+
+from __future__ import annotations
+
+from wps.text.extract import MainBlock, MainText
+from wps.text.mapping import align_main_text, build_text_stream, normalise
+
+
+def main(*texts: str) -> MainText:
+    return MainText("test", [MainBlock("main", "p", text) for text in texts])
+
+
+def test_normalise_removes_whitespace_and_keeps_offsets() -> None:
+    text, offsets = normalise("A  “Quote”\u00ad—x")
+    assert text == 'a"quote"-x'
+    assert offsets.tolist() == [0, 3, 4, 5, 6, 7, 8, 9, 11, 12]
+    folded, offsets = normalise("Straße ﬁne")  # ß → ss and the ligature → fi change lengths
+    assert folded == "strassefine"
+    assert offsets.tolist() == [0, 1, 2, 3, 4, 4, 5, 7, 7, 8, 9]
+
+
+def test_stream_maps_compact_characters_to_nodes(make_capture) -> None:
+    capture = make_capture(("BODY", [("P", ["Hello ", ("A", ["big"]), " world"])]))
+    stream = build_text_stream(capture)
+    assert stream.compact == "hellobigworld"
+    assert [capture.nodes[int(stream.node_ids[o])].text for o in stream.owner[[0, 5, 8]]] == [
+        "Hello ", "big", " world"]
+    assert stream.offset[8] == 1  # "w" of " world"
+
+
+def test_exact_blocks_in_and_out_of_order_cover_their_nodes(make_capture) -> None:
+    capture = make_capture(("BODY", [
+        ("DIV", [("A", ["Home"]), ("A", ["News"])]),
+        ("P", ["First paragraph of the story, ", ("A", ["with a link"]), "."]),
+        ("P", ["Second paragraph."]),
+    ]))
+    alignment = align_main_text(capture, main("Second paragraph.",
+                                              "First paragraph of the story, with a link."))
+    assert [m.match for m in alignment.matches] == ["exact", "exact"]
+    spans = alignment.node_spans()
+    texts = {capture.nodes[node].text: value for node, value in spans.items()}
+    assert "Home" not in texts and "News" not in texts
+    assert texts["with a link"] == [(0, 11)]
+    assert texts["Second paragraph."] == [(0, 17)]
+    assert texts["First paragraph of the story, "] == [(0, 29)]  # trailing space not covered
+
+
+def test_fuzzy_anchor_and_unaligned_blocks(make_capture) -> None:
+    sentence = ("The river rose by two metres overnight and the old bridge was closed to traffic "
+                "while engineers inspected its pillars for damage. Residents were asked to use "
+                "the ferry until further notice.")
+    capture = make_capture(("BODY", [("P", [sentence]), ("P", ["Short tail text here."])]))
+    changed = sentence.replace("closed to traffic", "shut to traffic")  # small edit inside a long block
+    alignment = align_main_text(capture, main(changed, "Short tial text here.",
+                                              "Text that is nowhere on the page at all."))
+    kinds = [m.match for m in alignment.matches]
+    assert kinds[0] == "anchor"
+    assert kinds[1] == "fuzzy" and alignment.matches[1].score >= 88
+    assert kinds[2] == "none"
+    assert [b.text for b in alignment.unaligned] == ["Text that is nowhere on the page at all."]
+    assert alignment.covered.sum() == len(normalise(sentence)[0]) + len("shorttailtexthere.")
