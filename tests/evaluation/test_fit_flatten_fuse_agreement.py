@@ -105,12 +105,13 @@ def test_average_linkage_by_hand() -> None:
     np.testing.assert_allclose(plain, [0.2, 0.7])
 
 
-def test_fitting_a_self_intersecting_segment_is_a_schema_error() -> None:
-    import pytest
-
-    from wps.errors import SchemaError
-
-    bowtie = {"id": "x", "width": 100, "height": 100,
-              "segmentations": {"a": [[[[[0, 0], [50, 50], [50, 0], [0, 50], [0, 0]]]]]}}
-    with pytest.raises(SchemaError, match="segmentation 'a' cannot be fitted"):
-        fit_segmentations(bowtie, np.array([[0.0, 0.0, 10.0, 10.0]]))
+def test_fitting_drops_invalid_and_empty_segments() -> None:
+    bowtie = [[[[0, 0], [50, 50], [50, 0], [0, 50], [0, 0]]]]
+    box = [[[[0, 0], [0, 20], [20, 20], [20, 0], [0, 0]]]]
+    nodes = np.array([[0.0, 0.0, 10.0, 10.0], [12.0, 0.0, 20.0, 4.0], [60.0, 60.0, 70.0, 70.0]])
+    data = {"id": "x", "width": 100, "height": 100, "segmentations": {"a": [bowtie, box, box]}}
+    fitted = fit_segmentations(data, nodes).segmentations["a.fitted"]
+    # the bowtie is invalid: fitted to nothing and removed; the duplicate box is removed
+    assert len(fitted) == 1
+    expected = shapely.union(shapely.box(0, 0, 10, 10), shapely.box(12, 0, 20, 4))
+    assert shapely.symmetric_difference(segment_geometry(fitted[0]), expected).area == 0

@@ -20,6 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--segmentations", default=".*", metavar="REGEX",
                         help="names of the segmentations to fit")
     parser.add_argument("--fit-containment-threshold", type=float, default=0.75)
+    parser.add_argument("--tolerance", type=float, default=0.0,
+                        help="simplification tolerance of the fitted segments (R's --tolerance)")
     parser.set_defaults(run=run)
 
 
@@ -30,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     nodes = args.nodes or args.input.parent / "nodes.csv"
     fitted = fit_segmentations(
         segmentations, nodes, pattern=args.segmentations,
-        containment_threshold=args.fit_containment_threshold,
+        containment_threshold=args.fit_containment_threshold, tolerance=args.tolerance,
     )
     write_segmentations(fitted, args.output)
     return 0

@@ -1,7 +1,8 @@
 """Fitting segments to DOM nodes, as ``fit-segmentations-to-dom-nodes.R`` (webis-webseg-20.md §4).
 
 A node is kept when at least ``containment_threshold`` of its rectangle lies inside the segment;
-the fitted segment is the union of the kept rectangles (simplified with tolerance 0). Empty
+the fitted segment is the union of the kept rectangles (simplified with ``tolerance``, default 0).
+An invalid segment fits no node (R empties it with ``segment[st_is_valid(segment)]``). Empty
 fitted segments and ``st_equals`` duplicates are removed; names get the suffix ``.fitted``.
 """
 
@@ -34,8 +35,11 @@ def fit_segment(
     rectangles: np.ndarray,
     rectangle_areas: np.ndarray,
     containment_threshold: float = FIT_CONTAINMENT_THRESHOLD,
+    tolerance: float = 0.0,
 ) -> BaseGeometry:
     """Union of the rectangles that lie at least ``containment_threshold`` inside ``segment``."""
+    if not segment.is_valid:
+        return shapely.MultiPolygon()
     overlapping = np.flatnonzero(shapely.intersects(rectangles, segment))
     if overlapping.size == 0:
         return shapely.MultiPolygon()
@@ -46,19 +50,20 @@ def fit_segment(
     if contained.size == 0:
         return shapely.MultiPolygon()
     union = shapely.union_all(rectangles[contained])
-    return shapely.simplify(union, 0.0, preserve_topology=False)
+    return shapely.simplify(union, tolerance, preserve_topology=False)
 
 
 def fit_segmentation(
     segments: list[MultiPolygonJson],
     boxes: np.ndarray,
     containment_threshold: float = FIT_CONTAINMENT_THRESHOLD,
+    tolerance: float = 0.0,
 ) -> list[MultiPolygonJson]:
     """Fit every segment; drop empty results and later duplicates (``st_equals``)."""
     rectangles = node_rectangles(boxes)
     areas = shapely.area(rectangles)
     fitted = [
-        fit_segment(segment_geometry(s), rectangles, areas, containment_threshold)
+        fit_segment(segment_geometry(s), rectangles, areas, containment_threshold, tolerance)
         for s in segments
     ]
     fitted = [as_multipolygon(g) for g in fitted]
@@ -76,12 +81,15 @@ def fit_segmentations(
     *,
     pattern: str = ".*",
     containment_threshold: float = FIT_CONTAINMENT_THRESHOLD,
+    tolerance: float = 0.0,
 ) -> WebisSegmentations:
     """Fit the segmentations matching ``pattern``; returns those named ``<name>.fitted``.
 
     ``nodes`` is a ``nodes.csv`` path or an array of (l, t, r, b) boxes. Like R, the result keeps
     every selected segmentation whose name matches ``fitted`` (the new ones included).
     """
+    if tolerance < 0:
+        raise UsageError(f"fit tolerance must be ≥ 0, but was {tolerance}")
     if not 0 <= containment_threshold <= 1:
         raise UsageError(
             f"fit containment threshold must be within 0..1, but was {containment_threshold}"
@@ -91,7 +99,9 @@ def fit_segmentations(
     result = dict(task.segmentations)
     for name, segments in task.segmentations.items():
         try:
-            result[f"{name}.fitted"] = fit_segmentation(segments, boxes, containment_threshold)
+            result[f"{name}.fitted"] = fit_segmentation(
+                segments, boxes, containment_threshold, tolerance
+            )
         except shapely.errors.GEOSException as err:  # e.g. a self-intersecting segment
             raise SchemaError(
                 f"{task.source}: segmentation {name!r} cannot be fitted ({err})"
