@@ -64,6 +64,17 @@ def test_display_contents_wrapper_keeps_its_children(page_server, browser, quick
         "/HTML[1]/BODY[1]/DIV[1]/P[1]", "/HTML[1]/BODY[1]/DIV[1]/P[2]"]
 
 
+def test_script_redirect_after_load_captures_the_target(page_server, browser, quick):
+    target = page_server.add_html("/redirect-target", "<!doctype html><p>arrived</p>")
+    url = page_server.add_html(
+        "/redirect-by-script", "<!doctype html><p>leaving</p><script>addEventListener('load', "
+        "() => setTimeout(() => { location.href = '/redirect-target'; }, 30));</script>")
+    capture = browser.capture(url, quick(scroll_max_steps=5, scroll_pause_s=0.1,
+                                         screenshot=False))
+    assert capture.url == url and capture.final_url == target
+    assert [node.text for node in capture.nodes if node.is_text] == ["arrived"]
+
+
 LAZY_PAGE = """<!doctype html><body style="margin:0">
 <div id="feed"><div style="height:1500px">first</div></div>
 <div id="sentinel" style="height:10px"></div>

@@ -19,7 +19,7 @@ from typing import Any, Awaitable, Callable
 
 from ..errors import BrowserCrashError, BrowserNotFoundError, CaptureError, PageTimeoutError
 from ..model import PageCapture
-from .dom import walk_dom
+from .dom import DomWalk, walk_dom
 from .faults import RendererCrash, check_response, translate_error
 from .options import CaptureOptions, find_chromium
 from .sources import PageSource, page_id_for, resolve_source
@@ -32,6 +32,11 @@ LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 SCREENSHOT_PREFIX = "wps-capture-"
 _CLOSE_TIMEOUT_S = 5.0
 _GRACE_S = 2.0  # time past --timeout for closing the context cleanly
+MAX_SELF_NAVIGATIONS = 2
+_NAVIGATED_MARKERS = (
+    "Execution context was destroyed", "Cannot find context with specified id",
+    "because of a navigation",
+)
 
 PageHook = Callable[[Any], Awaitable[None]]
 
@@ -257,23 +262,7 @@ async def _render(
     if hook is not None:
         await hook(page)
 
-    mark = time.perf_counter()
-    page.set_default_timeout(max(1.0, (deadline - time.perf_counter()) * 1000))
-    await page.evaluate("document.fonts.ready.then(() => true)")
-    if options.settle_s > 0:
-        await page.wait_for_timeout(options.settle_s * 1000)
-    timings["settle_s"] = time.perf_counter() - mark
-
-    mark = time.perf_counter()
-    scroll_seconds = min(options.scroll_max_seconds, max(0.0, deadline - time.perf_counter() - 1))
-    scroll_truncated = await _lazy_scroll(page, options, scroll_seconds)
-    timings["scroll_s"] = time.perf_counter() - mark
-
-    mark = time.perf_counter()
-    walk = await walk_dom(page)
-    html = await page.content()
-    title = await page.title()
-    timings["dom_s"] = time.perf_counter() - mark
+    walk, html, title, scroll_truncated = await _prepare_and_walk(page, options, deadline, timings)
 
     full_height = max(walk.page_height, 1)
     height = min(full_height, options.max_height)
@@ -305,6 +294,52 @@ async def _render(
         timings={name: round(value, 4) for name, value in timings.items()},
         source="browser",
     )
+
+
+async def _prepare_and_walk(
+    page: Any, options: CaptureOptions, deadline: float, timings: dict[str, float]
+) -> tuple[DomWalk, str, str, bool]:
+    """Settle, scroll and walk; start over (twice at most) if the page navigates itself meanwhile.
+
+    Script and meta-refresh redirects after ``load`` destroy the page's JavaScript context under
+    a running ``evaluate``; the redirect target is what a reader would see, so capture that.
+    """
+    from playwright.async_api import Error
+
+    for attempt in range(MAX_SELF_NAVIGATIONS + 1):
+        try:
+            return await _prepare_and_walk_once(page, options, deadline, timings)
+        except Error as err:
+            if attempt == MAX_SELF_NAVIGATIONS or not any(
+                marker in str(err) for marker in _NAVIGATED_MARKERS
+            ):
+                raise
+            remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
+            await page.wait_for_load_state("load", timeout=remaining_ms)
+    raise AssertionError("unreachable")
+
+
+async def _prepare_and_walk_once(
+    page: Any, options: CaptureOptions, deadline: float, timings: dict[str, float]
+) -> tuple[DomWalk, str, str, bool]:
+    mark = time.perf_counter()
+    page.set_default_timeout(max(1.0, (deadline - time.perf_counter()) * 1000))
+    await page.evaluate("document.fonts.ready.then(() => true)")
+    if options.settle_s > 0:
+        await page.wait_for_timeout(options.settle_s * 1000)
+    timings["settle_s"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    scroll_seconds = min(options.scroll_max_seconds, max(0.0, deadline - time.perf_counter() - 1))
+    scroll_truncated = await _lazy_scroll(page, options, scroll_seconds)
+    timings["scroll_s"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    walk = await walk_dom(page)
+    html = await page.content()
+    title = await page.title()
+    timings["dom_s"] = time.perf_counter() - mark
+    return walk, html, title, scroll_truncated
 
 
 _SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
