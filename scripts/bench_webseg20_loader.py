@@ -72,8 +72,9 @@ def main() -> None:
 
         print(f"{args.pages} pages (copies of 000000), median of {args.runs} runs, s/page:")
         for label, data in (("folder", folder), ("zip parts", zips)):
-            opening = _median_seconds(lambda: open_all(data), args.runs) / args.pages
-            running = _median_seconds(lambda: benchmark(data, root / f"out-{label}"),
+            out = root / f"out-{label}"
+            opening = _median_seconds(lambda data=data: open_all(data), args.runs) / args.pages
+            running = _median_seconds(lambda data=data, out=out: benchmark(data, out),
                                       args.runs) / args.pages
             print(f"  {label:10s} open page {opening:.4f}   baseline benchmark {running:.3f}")
 

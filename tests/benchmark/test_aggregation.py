@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from wps.benchmark import (
-    BASELINE_SUBSTITUTE, MISSING, OWN, PageResult, ResultStore, aggregate, f_star, resolve_rows,
+    BASELINE_SUBSTITUTE,
+    MISSING,
+    OWN,
+    PageResult,
+    ResultStore,
+    aggregate,
+    f_star,
+    resolve_rows,
 )
 from wps.errors import InputFileError
 

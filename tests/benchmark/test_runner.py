@@ -12,7 +12,12 @@ import pytest
 from webis_fakes import SECOND_ID
 
 from wps.benchmark import (
-    BASELINE_SUBSTITUTE, OWN, BenchmarkOptions, ResultStore, evaluate_page, run_benchmark,
+    BASELINE_SUBSTITUTE,
+    OWN,
+    BenchmarkOptions,
+    ResultStore,
+    evaluate_page,
+    run_benchmark,
 )
 from wps.errors import DatasetError, UnknownSegmenterError, UsageError
 from wps.model import PageCapture, Segment, Segmentation

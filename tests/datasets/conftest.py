@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from webis_fakes import make_folder_dataset
 
 from wps.datasets import WebisDataset, write_zip_parts
-from webis_fakes import make_folder_dataset
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from ..datasets.published import SIZE_FUNCTION_ORDER
 from .store import BASELINE_SUBSTITUTE, MISSING, OWN, PageResult

@@ -13,8 +13,9 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..datasets.published import PUBLISHED_TABLES, SIZE_FUNCTION_ORDER, PublishedScore
 from .aggregate import SegmenterSummary
@@ -121,8 +122,8 @@ def summary_to_markdown(summaries: dict[str, SegmenterSummary], run: dict[str, A
         + (f"; skipped (no ground-truth.json or nodes.csv): {run['skipped']}"
            if run.get("skipped") else ""),
         f"- command: `{run.get('command')}`",
-        "- aggregation (§8): missing or empty output → the baseline's row; pages with NaN "
-        "dropped per size function; F = mean per-page F1; F\\* = 2·P·R/(P+R) of the means",
+        ("- aggregation (§8): missing or empty output → the baseline's row; pages with NaN "
+         "dropped per size function; F = mean per-page F1; F\\* = 2·P·R/(P+R) of the means"),
         "",
         f"## Ours ({run.get('pages')} page{'' if run.get('pages') == 1 else 's'})",
         "",

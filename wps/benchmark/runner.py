@@ -13,12 +13,13 @@ import math
 import shlex
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from ..datasets.published import SIZE_FUNCTION_ORDER
 from ..datasets.webis import EVALUATION_FILES, WebisDataset, WebisPage
@@ -134,7 +135,7 @@ def evaluate_page(page_dir: Path, segmenters: Sequence[str],
     try:
         capture: PageCapture | None = PageCapture.from_webis(page_dir)
         capture_error = ""
-    except Exception as err:  # a broken page: every segmenter gets the baseline row
+    except Exception as err:  # noqa: BLE001 - a broken page: every segmenter gets the baseline row
         capture, capture_error = None, f"capture: {type(err).__name__}: {err}"
     results = []
     for name in segmenters:
@@ -154,7 +155,7 @@ def evaluate_page(page_dir: Path, segmenters: Sequence[str],
                                               len(segmentation.segments), seconds, scores))
                     continue
                 error = "no segments"
-            except Exception as err:  # missing output: §8 substitutes the baseline's row
+            except Exception as err:  # noqa: BLE001 - missing output: §8 takes the baseline row
                 if math.isnan(seconds):
                     seconds = time.perf_counter() - started
                 error = f"{type(err).__name__}: {err}"
@@ -172,7 +173,7 @@ def _baseline_substitute(page_dir: Path, ground_truth: Path, capture: PageCaptur
         whole = Segment.from_box("0", (0.0, 0.0, float(width), float(height)))
         baseline = Segmentation(page_dir.name, BASELINE_NAME, width, height, [whole])
         scores = _evaluate(baseline, ground_truth, BASELINE_NAME)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - NA row, dropped by the aggregation
         return PageResult(page_dir.name, name, MISSING, 0, seconds, None,
                           f"{error}; baseline: {type(err).__name__}: {err}")
     return PageResult(page_dir.name, name, BASELINE_SUBSTITUTE, 1, seconds, scores, error)
@@ -260,25 +261,17 @@ class _NoBar:
         pass
 
 
-class _progress:  # noqa: N801 - used as a context manager
+@contextmanager
+def _progress(total: int, initial: int, enabled: bool) -> Iterator[Any]:
     """A tqdm bar over pages (resumed pages counted as done), or nothing when disabled."""
+    if not enabled:
+        yield _NoBar()
+        return
+    from tqdm import tqdm
 
-    def __init__(self, total: int, initial: int, enabled: bool) -> None:
-        self.total, self.initial, self.enabled = total, initial, enabled
-        self.bar: Any = None
-
-    def __enter__(self) -> Any:
-        if not self.enabled:
-            return _NoBar()
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=self.total, initial=self.initial, unit="page", file=sys.stderr,
-                        desc="webseg20")
-        return self.bar
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()
+    with tqdm(total=total, initial=initial, unit="page", file=sys.stderr,
+              desc="webseg20") as bar:
+        yield bar
 
 
 def command_line(argv: Sequence[str]) -> str:

@@ -13,10 +13,11 @@ import re
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Self
 
 from ..errors import DatasetError
 
@@ -151,7 +152,7 @@ class WebisDataset:
         for archive in archives:
             archive.close()
 
-    def __enter__(self) -> WebisDataset:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
