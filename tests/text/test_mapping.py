@@ -40,9 +40,9 @@ def test_exact_blocks_in_and_out_of_order_cover_their_nodes(make_capture) -> Non
     spans = alignment.node_spans()
     texts = {capture.nodes[node].text: value for node, value in spans.items()}
     assert "Home" not in texts and "News" not in texts
-    assert texts["with a link"] == [(0, 11)]
-    assert texts["Second paragraph."] == [(0, 17)]
-    assert texts["First paragraph of the story, "] == [(0, 29)]  # trailing space not covered
+    assert [s[:2] for s in texts["with a link"]] == [(0, 11)]
+    assert [s[:2] for s in texts["Second paragraph."]] == [(0, 17)]
+    assert [s[:2] for s in texts["First paragraph of the story, "]] == [(0, 29)]  # trailing space not covered
 
 
 def test_fuzzy_anchor_and_unaligned_blocks(make_capture) -> None:

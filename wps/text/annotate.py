@@ -19,8 +19,8 @@ from .stats import PageLayout, build_layout, text_statistics
 
 __all__ = ["TextReport", "PageText", "annotate_segments", "page_text", "kept_main_text"]
 
-LINE_GAP_PX = 2.0
-"""Two stripped text nodes on one line further apart than this had whitespace between them."""
+NO_SPACE_BEFORE = tuple(",.;:!?)]}%'’”")
+NO_SPACE_AFTER = tuple("([{'‘“")
 
 
 @dataclass(slots=True)
@@ -65,8 +65,10 @@ class PageText:
 
     full_chars: np.ndarray
     main_chars: np.ndarray
-    spans: dict[int, list[tuple[int, int]]]
-    """Stream position -> covered ``(start, end)`` spans of the node's raw text."""
+    spans: dict[int, list[tuple[int, int, int]]]
+    """Stream position -> covered ``(start, end, first compact index)`` spans of its raw text."""
+    first_compact: np.ndarray
+    """Compact index of each text node's first character."""
     match_of_char: np.ndarray
     """For each compact character, the index of the block match covering it, or -1."""
 
@@ -122,17 +124,19 @@ def page_text(alignment: Alignment) -> PageText:
                        count=count)
     main = np.zeros(count, dtype=np.int64)
     position_of = {int(node_id): position for position, node_id in enumerate(stream.node_ids)}
-    spans: dict[int, list[tuple[int, int]]] = {}
+    spans: dict[int, list[tuple[int, int, int]]] = {}
     for node_id, node_spans in alignment.node_spans().items():
         position = position_of[node_id]
         text = stream.texts[position]
         spans[position] = node_spans
-        main[position] = sum(len(" ".join(text[s:e].split())) for s, e in node_spans)
+        main[position] = sum(len(" ".join(text[s:e].split())) for s, e, _ in node_spans)
     match_of_char = np.full(len(stream.compact), -1, dtype=np.int64)
     for index, match in enumerate(alignment.matches):
         if match.match != "none":
             match_of_char[match.start:match.end] = index
-    return PageText(full, main, spans, match_of_char)
+    first_compact = np.searchsorted(stream.owner, np.arange(count), side="left")
+    return PageText(full_chars=full, main_chars=main, spans=spans, first_compact=first_compact,
+                    match_of_char=match_of_char)
 
 
 def segment_positions(capture: PageCapture, node_ids: Iterable[int],
@@ -155,42 +159,46 @@ def segment_positions(capture: PageCapture, node_ids: Iterable[int],
 def assemble_text(capture: PageCapture, report: TextReport, positions: np.ndarray,
                   main_only: bool) -> str:
     """Text of the stream ``positions`` in document order: blocks on their own lines, inline
-    pieces joined with a space only where the page had whitespace or a visible gap."""
+    pieces joined with a space where the extracted text had one (else by punctuation)."""
     page = report._page
-    stream = report.alignment.stream
+    alignment = report.alignment
+    stream = alignment.stream
     block = report.layout.block
     lines: list[str] = []
     line: list[str] = []
-    previous: tuple[int, bool] | None = None  # (position, whitespace after the piece)
+    previous: tuple[int, str] | None = None  # (position, text of the previous piece)
     for position in positions.tolist():
         text = stream.texts[position]
-        spans = page.spans.get(position, []) if main_only else [(0, len(text))]
-        for start, end in spans:
-            piece = text[start:end].strip()
+        if main_only:
+            spans = page.spans.get(position, [])
+        else:
+            spans = [(0, len(text), int(page.first_compact[position]))]
+        for start, end, compact in spans:
+            piece = " ".join(text[start:end].split())
             if not piece:
                 continue
-            space_before = start > 0 and text[start - 1].isspace() or text[:1].isspace()
             if previous is not None:
-                last_position, space_after = previous
+                last_position, last_piece = previous
                 if block[last_position] != block[position]:
                     lines.append("".join(line))
                     line = []
-                elif space_after or space_before or last_position == position or _apart(
-                        capture, stream.node_ids, last_position, position):
+                elif _space_between(alignment, compact, last_position == position, last_piece,
+                                    piece):
                     line.append(" ")
-            line.append(" ".join(piece.split()))
-            previous = (position, end < len(text) and text[end].isspace() or
-                        text[-1:].isspace())
+            line.append(piece)
+            previous = (position, piece)
     if line:
         lines.append("".join(line))
     return "\n".join(lines)
 
 
-def _apart(capture: PageCapture, node_ids: np.ndarray, left: int, right: int) -> bool:
-    first = capture.nodes[int(node_ids[left])].bbox
-    second = capture.nodes[int(node_ids[right])].bbox
-    same_line = min(first[3], second[3]) - max(first[1], second[1]) > 0
-    return not same_line or second[0] - first[2] > LINE_GAP_PX
+def _space_between(alignment: Alignment, compact: int, same_node: bool, before: str,
+                   after: str) -> bool:
+    if same_node:
+        return True
+    if compact < len(alignment.space_known) and alignment.space_known[compact]:
+        return bool(alignment.space_before[compact])
+    return not (after.startswith(NO_SPACE_BEFORE) or before.endswith(NO_SPACE_AFTER))
 
 
 def _unit_stats(report: TextReport, positions: np.ndarray, main_text: str,

@@ -75,14 +75,20 @@ class Alignment:
     stream: TextStream
     matches: list[BlockMatch] = field(default_factory=list)
     covered: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    space_known: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Compact characters whose preceding whitespace is known from an exact block match."""
+    space_before: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Whether the extracted text has whitespace right before the compact character; text nodes
+    are captured trimmed, so this is how ``new <b>budget</b>`` keeps its space."""
 
     @property
     def unaligned(self) -> list[MainBlock]:
         return [m.block for m in self.matches if m.match == "none"]
 
-    def node_spans(self) -> dict[int, list[tuple[int, int]]]:
-        """For each text node with main text, its covered ``(start, end)`` raw-text spans."""
-        spans: dict[int, list[tuple[int, int]]] = {}
+    def node_spans(self) -> dict[int, list[tuple[int, int, int]]]:
+        """For each text node with main text, its covered ``(start, end)`` raw-text spans and
+        the compact index of each span's first character."""
+        spans: dict[int, list[tuple[int, int, int]]] = {}
         covered = self.covered
         if not covered.any():
             return spans
@@ -96,7 +102,8 @@ class Alignment:
         ends = np.concatenate((breaks, [len(index)])) - 1
         for first, last in zip(starts.tolist(), ends.tolist()):
             node = int(stream.node_ids[owner[first]])
-            spans.setdefault(node, []).append((int(offset[first]), int(offset[last]) + 1))
+            spans.setdefault(node, []).append((int(offset[first]), int(offset[last]) + 1,
+                                               int(index[first])))
         return spans
 
 
@@ -143,17 +150,32 @@ def align_main_text(capture: PageCapture, main_text: MainText,
     stream = stream if stream is not None else build_text_stream(capture)
     page = stream.compact
     covered = np.zeros(len(page), dtype=bool)
-    alignment = Alignment(stream=stream, covered=covered)
+    alignment = Alignment(stream=stream, covered=covered,
+                          space_known=np.zeros(len(page), dtype=bool),
+                          space_before=np.zeros(len(page), dtype=bool))
     cursor = 0
     for block in main_text.blocks:
-        needle, _ = normalise(block.text)
+        needle, offsets = normalise(block.text)
         found = _locate(needle, page, cursor) if needle else BlockMatch(block, "none", 0.0)
         found.block = block
         alignment.matches.append(found)
         if found.match != "none":
             covered[found.start:found.end] = True
             cursor = found.end
+        if found.match == "exact":
+            _record_spaces(alignment, block.text, offsets, found.start)
     return alignment
+
+
+def _record_spaces(alignment: Alignment, text: str, offsets: np.ndarray, start: int) -> None:
+    """Mark which characters of an exactly matched block follow whitespace in the block."""
+    end = start + len(offsets)
+    alignment.space_known[start:end] = True
+    gaps = np.flatnonzero(np.diff(offsets) > 1) + 1
+    for k in gaps.tolist():
+        if any(ch.isspace() for ch in text[offsets[k - 1] + 1:offsets[k]]):
+            alignment.space_before[start + k] = True
+    alignment.space_before[start] = True
 
 
 def _locate(needle: str, page: str, cursor: int) -> BlockMatch:
