@@ -208,3 +208,13 @@ def test_noise_stage_rejects_unknown_fields(trained: Path) -> None:
 
     with pytest.raises(UsageError, match="fields"):
         NoiseTailCutter(trained, fields=("title",))
+
+
+def test_cached_load_follows_the_model_file(trained: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = Path(shutil.copytree(trained, tmp_path / "model"))
+    first = NoiseClassifier.load_cached(copy)
+    assert NoiseClassifier.load_cached(copy) is first
+    first.save(copy)                     # rewritten model file: a fresh load
+    assert NoiseClassifier.load_cached(copy) is not first

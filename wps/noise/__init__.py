@@ -37,7 +37,7 @@ class NoiseTailCutter:
         self, model: str | Path | NoiseClassifier, fields: Sequence[str] = ("text", "main_text")
     ) -> None:
         self.classifier = (
-            model if isinstance(model, NoiseClassifier) else NoiseClassifier.load(model)
+            model if isinstance(model, NoiseClassifier) else NoiseClassifier.load_cached(model)
         )
         unknown = set(fields) - {"text", "main_text"}
         if unknown:

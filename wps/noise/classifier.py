@@ -11,6 +11,7 @@ loaded, so load only models you trust) and ``metadata.json`` (format, versions, 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -198,6 +199,17 @@ class NoiseClassifier:
         return directory
 
     @classmethod
+    def load_cached(cls, directory: str | Path) -> NoiseClassifier:
+        """:meth:`load`, remembered per folder and model file time: the pipeline builds its noise
+        step for every page, and unpickling the model each time would dominate the step."""
+        directory = Path(directory).resolve()
+        try:
+            stamp = (directory / "model.joblib").stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        return _load_cached(str(directory), stamp)
+
+    @classmethod
     def load(cls, directory: str | Path) -> NoiseClassifier:
         _sklearn()
         import joblib
@@ -214,6 +226,11 @@ class NoiseClassifier:
         except Exception as err:  # joblib raises many types on a damaged pickle
             raise ModelError(f"{directory}: cannot load model.joblib ({_reason(err)})") from None
         return cls(pipeline, metadata)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_cached(directory: str, stamp: int) -> NoiseClassifier:
+    return NoiseClassifier.load(directory)
 
 
 def _reason(err: BaseException) -> str:
