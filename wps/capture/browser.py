@@ -22,6 +22,7 @@ from ..model import PageCapture
 from .dom import DomWalk, walk_dom
 from .faults import RendererCrash, check_response, translate_error
 from .options import CaptureOptions, find_chromium
+from .scroll import lazy_scroll
 from .sources import PageSource, page_id_for, resolve_source
 
 LAUNCH_ARGS = (
@@ -331,7 +332,7 @@ async def _prepare_and_walk_once(
 
     mark = time.perf_counter()
     scroll_seconds = min(options.scroll_max_seconds, max(0.0, deadline - time.perf_counter() - 1))
-    scroll_truncated = await _lazy_scroll(page, options, scroll_seconds)
+    scroll_truncated = await lazy_scroll(page, options, scroll_seconds)
     timings["scroll_s"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
@@ -340,37 +341,6 @@ async def _prepare_and_walk_once(
     title = await page.title()
     timings["dom_s"] = time.perf_counter() - mark
     return walk, html, title, scroll_truncated
-
-
-_SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
-  const started = performance.now();
-  const height = () => Math.max(document.documentElement.scrollHeight,
-                                document.body ? document.body.scrollHeight : 0);
-  let stable = 0, last = height(), steps = 0;
-  while (steps < maxSteps && performance.now() - started < maxMs) {
-    window.scrollBy(0, window.innerHeight);
-    steps += 1;
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    const now = height();
-    const atBottom = window.scrollY + window.innerHeight >= now - 1;
-    stable = (atBottom && now === last) ? stable + 1 : 0;
-    last = now;
-    if (stable >= 2) break;
-  }
-  window.scrollTo(0, 0);
-  return stable >= 2 ? 0 : 1;
-}"""
-
-
-async def _lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> bool:
-    """Scroll down in viewport steps so lazy content loads; True if a bound stopped it."""
-    if options.scroll_max_steps <= 0 or seconds <= 0:
-        return False
-    truncated = await page.evaluate(
-        _SCROLL_JS, [options.scroll_max_steps, seconds * 1000, options.scroll_pause_s * 1000]
-    )
-    await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => resolve(true)))")
-    return bool(truncated)
 
 
 def discard_screenshot(screenshot: Path | None) -> None:
