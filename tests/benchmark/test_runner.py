@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from wps.benchmark import (
     evaluate_page,
     run_benchmark,
 )
-from wps.errors import DatasetError, UnknownSegmenterError, UsageError
+from wps.errors import DatasetError, SegmentationError, UnknownSegmenterError, UsageError
 from wps.model import PageCapture, Segment, Segmentation
 from wps.segmenters import register_segmenter
 
@@ -69,6 +70,20 @@ class BrokenSegmenter:
         if page.page_id == "000000":
             raise ValueError("cannot parse the page")
         return Segmentation(page.page_id, self.name, page.width, page.height, [])
+
+
+@register_segmenter("test-fatal")
+@dataclass
+class FatalSegmenter:
+    """Kills its worker process on page 000007 while ``armed``, as a segfault would."""
+
+    name: str = "test-fatal"
+    armed: bool = True
+
+    def segment(self, page: PageCapture) -> Segmentation:
+        if self.armed and page.page_id == SECOND_ID:
+            os._exit(1)
+        return HalvesSegmenter().segment(page)
 
 
 def _halves() -> HalvesSegmenter:
@@ -174,6 +189,25 @@ def test_zip_parts_and_two_workers_give_the_same_results(folder_dataset: Path, z
     assert pooled.pages == serial.pages
     assert _scores(tmp_path / "a") == _scores(tmp_path / "b")
     assert not math.isnan(serial.summaries["test-halves"].size_functions["nodes"].f1)
+
+
+def test_a_dead_worker_stops_the_run_and_the_rerun_completes(folder_dataset: Path,
+                                                             tmp_path: Path) -> None:
+    from wps.benchmark import runner
+
+    options = BenchmarkOptions(data=folder_dataset, segmenters=["test-fatal"],
+                               out=tmp_path / "out", workers=2, progress=False)
+    fatal = runner._segmenter("test-fatal")
+    with pytest.raises(SegmentationError, match="a worker process died .* rerun"):
+        run_benchmark(options)
+    assert (SECOND_ID, "test-fatal") not in ResultStore(options.out / "results.jsonl").done()
+    fatal.armed = False  # the forked workers of the next run inherit the fix
+    try:
+        report = run_benchmark(options)
+    finally:
+        fatal.armed = True
+    assert report.pages == ["000000", SECOND_ID]
+    assert report.summaries["test-fatal"].segments_per_page == 2
 
 
 def test_bad_options_raise_wps_errors(folder_dataset: Path, tmp_path: Path) -> None:

@@ -112,8 +112,7 @@ def summary_to_json(summaries: dict[str, SegmenterSummary], run: dict[str, Any])
 
 def summary_to_markdown(summaries: dict[str, SegmenterSummary], run: dict[str, Any]) -> str:
     """Our table, a per-size-function detail table, then the published tables, two decimals."""
-    functions = [name for name in SIZE_FUNCTION_ORDER
-                 if any(name in summary.size_functions for summary in summaries.values())]
+    functions = list(SIZE_FUNCTION_ORDER)
     lines = [
         "# Webis-WebSeg-20 benchmark",
         "",
@@ -133,7 +132,8 @@ def summary_to_markdown(summaries: dict[str, SegmenterSummary], run: dict[str, A
         "|---|---|---|---|---|" + "---|" * len(functions),
     ]
     for name, summary in summaries.items():
-        cells = [_cell(summary.size_functions[function]) for function in functions]
+        cells = [_cell(summary.size_functions[function]) if function in summary.size_functions
+                 else "–" for function in functions]
         lines.append(f"| {name} | {summary.pages} | {summary.substituted} | "
                      f"{_two(summary.segments_per_page, digits=1)} | "
                      f"{_two(summary.seconds_per_page, digits=3)} | " + " | ".join(cells) + " |")
@@ -141,6 +141,8 @@ def summary_to_markdown(summaries: dict[str, SegmenterSummary], run: dict[str, A
               "|---|---|---|---|---|---|---|"]
     for name, summary in summaries.items():
         for function in functions:
+            if function not in summary.size_functions:
+                continue
             scores = summary.size_functions[function]
             lines.append(f"| {name} | {function} | {scores.pages} | {_two(scores.precision)} | "
                          f"{_two(scores.recall)} | {_two(scores.f1)} | {_two(scores.f_star)} |")
