@@ -48,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = BenchmarkOptions(
             data=args.data,
-            segmenters=[name.strip() for name in args.segmenters.split(",") if name.strip()],
+            segmenters=list(dict.fromkeys(
+                name.strip() for name in args.segmenters.split(",") if name.strip())),
             out=args.out,
             pages=args.pages,
             ids=read_ids(args.ids) if args.ids else None,

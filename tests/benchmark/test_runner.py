@@ -213,6 +213,8 @@ def test_a_dead_worker_stops_the_run_and_the_rerun_completes(folder_dataset: Pat
 def test_bad_options_raise_wps_errors(folder_dataset: Path, tmp_path: Path) -> None:
     with pytest.raises(UnknownSegmenterError, match="unknown segmenter 'nope'"):
         run_benchmark(BenchmarkOptions(folder_dataset, ["nope"], tmp_path / "o"))
+    with pytest.raises(UsageError, match="--pages must be >= 0, got -1"):
+        run_benchmark(BenchmarkOptions(folder_dataset, ["baseline"], tmp_path / "o", pages=-1))
     with pytest.raises(UsageError, match="--workers must be >= 1"):
         run_benchmark(BenchmarkOptions(folder_dataset, ["baseline"], tmp_path / "o", workers=0))
     with pytest.raises(DatasetError, match="not in the dataset: 424242"):

@@ -71,6 +71,8 @@ def run_benchmark(options: BenchmarkOptions) -> BenchmarkReport:
 
     if options.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {options.workers}")
+    if options.pages is not None and options.pages < 0:
+        raise UsageError(f"--pages must be >= 0, got {options.pages}")
     if not options.segmenters:
         raise UsageError("no segmenter named (--segmenters NAME[,NAME...])")
     for name in options.segmenters:  # checked here; the segmenters are built in the workers
