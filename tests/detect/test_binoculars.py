@@ -106,3 +106,11 @@ def test_modes_and_bad_paths(tiny_models, tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="empty"):
         BinocularsScorer(observer, tmp_path / "empty", device="cpu")
     assert math.isfinite(scorer.score_texts([TEXTS[0]])[0].score)
+
+
+def test_bfloat16_scores_follow_float32(scorer, tiny_models) -> None:
+    from wps.detect import BinocularsScorer
+
+    half = BinocularsScorer(*tiny_models, device="cpu", dtype="bfloat16", batch_size=3)
+    full = [r.score for r in scorer.score_texts(TEXTS)]
+    assert [r.score for r in half.score_texts(TEXTS)] == pytest.approx(full, rel=0.05)

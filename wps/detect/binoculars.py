@@ -78,9 +78,10 @@ def binoculars_scores(
     cross_entropy = functional.cross_entropy(
         performer_logits.reshape(-1, vocabulary), observer_probabilities, reduction="none"
     ).view(input_ids.shape)
-    not_pad = (input_ids != pad_token_id).to(cross_entropy.dtype)
+    not_pad = input_ids != pad_token_id  # counted as integers, exact in any model dtype
     cross_perplexity = (cross_entropy * not_pad).sum(1) / not_pad.sum(1)
-    return log_perplexity / cross_perplexity
+    # the reference divides after moving both to float32 numpy arrays; bf16 division would round
+    return log_perplexity.float() / cross_perplexity.float()
 
 
 class BinocularsScorer:
