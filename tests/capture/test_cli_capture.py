@@ -32,6 +32,18 @@ def test_capture_writes_a_loadable_folder(page_server, tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"{url}: 3 nodes, 1024x768 px")
 
 
+def test_refuses_to_replace_a_folder_that_is_not_a_capture(page_server, tmp_path, capsys):
+    url = page_server.add_html("/cli-guard", "<p>x</p>")
+    precious = tmp_path / "documents"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me", encoding="utf-8")
+    assert main(["capture", url, "--out", str(precious), *FAST]) == 2
+    assert "refusing to replace" in capsys.readouterr().err
+    assert (precious / "notes.txt").read_text(encoding="utf-8") == "keep me"
+    assert main(["capture", url, "--out", str(tmp_path / "cap"), *FAST]) == 0
+    assert main(["capture", url, "--out", str(tmp_path / "cap"), *FAST]) == 0  # a capture: fine
+
+
 def test_no_screenshot_option(page_server, tmp_path):
     url = page_server.add_html("/cli-noshot", "<p>no shot</p>")
     out = tmp_path / "capture"

@@ -73,7 +73,8 @@ def resolve_source(source: str | Path) -> PageSource:
 def _local_file(path: Path) -> PageSource:
     name = path.name.lower()
     if not path.exists():
-        raise InputFileError(f"{path}: no such file")
+        hint = "" if "/" in str(path) else " (a URL needs http:// or https://)"
+        raise InputFileError(f"{path}: no such file{hint}")
     if not path.is_file():
         raise InputFileError(f"{path}: not a file")
     if not name.endswith(HTML_SUFFIXES):

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from ..capture import capture_page
 
     options = options_from_args(args)
+    _check_replaceable(args.out)
     capture = capture_page(args.source, options)
     temp_screenshot = capture.screenshot
     try:
@@ -78,6 +79,17 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _check_replaceable(out: Path) -> None:
+    """Saving replaces ``out`` as a whole: only an empty folder or an older capture may go."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise UsageError(f"{out}: --out exists and is not a folder")
+    if any(out.iterdir()) and not (out / "capture.json").is_file():
+        raise UsageError(f"{out}: --out is a non-empty folder that is not a page capture; "
+                         "refusing to replace it")
 
 
 def _remove_temp_screenshot(screenshot: Path | None) -> None:
