@@ -114,3 +114,24 @@ def test_bfloat16_scores_follow_float32(scorer, tiny_models) -> None:
     half = BinocularsScorer(*tiny_models, device="cpu", dtype="bfloat16", batch_size=3)
     full = [r.score for r in scorer.score_texts(TEXTS)]
     assert [r.score for r in half.score_texts(TEXTS)] == pytest.approx(full, rel=0.05)
+
+
+def test_mismatched_vocabularies_and_missing_cuda(tiny_models, tmp_path: Path) -> None:
+    import torch
+    from tiny_lm import build_model
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    from wps.detect import BinocularsScorer
+
+    core = Tokenizer(models.WordLevel(vocab={"[UNK]": 0, EOS: 1, "other": 2}, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    other = tmp_path / "other"
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, unk_token="[UNK]", eos_token=EOS)
+    tokenizer.save_pretrained(other)
+    build_model(other, 3, 3)
+    with pytest.raises(ModelError, match="different vocabularies"):
+        BinocularsScorer(tiny_models[0], other, device="cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(UsageError, match="CUDA"):
+            BinocularsScorer(*tiny_models, device="cuda")

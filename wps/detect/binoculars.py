@@ -116,6 +116,8 @@ class BinocularsScorer:
         self.device = (
             ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
         )
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise UsageError(f"device {self.device!r} requested but CUDA is not available")
         self.dtype = _resolve_dtype(torch, dtype, self.device)
         self.tokenizer = _load_tokenizer(self.observer_path)
         _check_same_vocabulary(self.tokenizer, self.observer_path, self.performer_path)
