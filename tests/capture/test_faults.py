@@ -204,14 +204,18 @@ def test_missing_chromium_binary(monkeypatch, page_server):
     assert_one_line(caught.value, url, "/nonexistent/chromium", "WPS_CHROMIUM")
 
 
-def test_unreachable_host_maps_to_network_error():
-    """Chromium's ERR_ADDRESS_UNREACHABLE needs a routed network to provoke; check its mapping."""
+@pytest.mark.parametrize("code, cause", [
+    ("ERR_ADDRESS_UNREACHABLE", "host unreachable"),
+    ("ERR_CERT_DATE_INVALID", "TLS certificate error"),
+])
+def test_network_codes_without_a_local_reproduction(code, cause):
+    """An unreachable host or a bad certificate needs a routed network to provoke: check mapping."""
     from playwright.async_api import Error
 
     from wps.capture.faults import translate_error
 
     error = translate_error(
-        "http://10.0.0.1/", Error("page.goto: net::ERR_ADDRESS_UNREACHABLE at http://10.0.0.1/\n"
+        "http://10.0.0.1/", Error(f"page.goto: net::{code} at http://10.0.0.1/\n"
                                   "Call log:\n  - navigating"), 30)
     assert isinstance(error, NetworkError)
-    assert str(error) == "http://10.0.0.1/: host unreachable (net::ERR_ADDRESS_UNREACHABLE)"
+    assert str(error) == f"http://10.0.0.1/: {cause} (net::{code})"

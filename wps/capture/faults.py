@@ -79,7 +79,9 @@ def translate_error(url: str, error: BaseException, timeout_s: float) -> Excepti
         return PageTimeoutError(f"{url}: page did not finish loading within {timeout_s:g} s")
     code = _NET_CODE.search(message)
     if code:
-        error_class, cause = _NET_ERRORS.get(code.group(1), (NetworkError, "network error"))
+        fallback = "TLS certificate error" if code.group(1).startswith("ERR_CERT_") else \
+            "network error"
+        error_class, cause = _NET_ERRORS.get(code.group(1), (NetworkError, fallback))
         return error_class(f"{url}: {cause} (net::{code.group(1)})")
     if "Download is starting" in message:
         return NotHtmlError(f"{url}: not an HTML page (the browser downloads it)")
