@@ -206,3 +206,13 @@ def test_large_generated_page_is_fast():
     for segment in segmentation.segments:
         covered[segment.node_ids] += 1
     assert covered.max() == 1  # segments never share nodes
+
+
+@pytest.mark.browser
+def test_rendered_bad_pages_give_one_sensible_segment(render):
+    deep = render("<html><body>" + "<div>" * 1000 + "deep text" + "</div>" * 1000 + "</body></html>")
+    segments = build_segmenter("dom-cohesion").segment(deep).segments
+    assert [s.text for s in segments] == ["deep text"]
+    hidden = render('<html><body><div style="display:none">nothing to see</div></body></html>')
+    segments = build_segmenter("dom-cohesion").segment(hidden).segments
+    assert len(segments) == 1 and segments[0].text == ""

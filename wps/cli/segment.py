@@ -80,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
             json.dump(page_summary(result.capture, result.segmentation), sys.stdout,
                       ensure_ascii=False)
             sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader stopped early (`| head`): not an error
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         finally:
             if result.capture.source == "browser":
                 discard_screenshot(result.capture.screenshot)
