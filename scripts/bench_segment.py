@@ -1,4 +1,4 @@
-"""Speed of a segmenter, rendering excluded: Webis page 000000, the 121 article pages, a 5,000-node page.
+"""Segmenter speed without rendering: Webis page 000000, the 121 article pages, a 5,000-node page.
 
 Article pages are rendered once (offline) into a cache folder shared with the article benchmark
 (``.wps-cache/articles``); only segmentation is timed, as the median of several runs per page.

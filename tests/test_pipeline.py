@@ -1,4 +1,4 @@
-"""wps.segment / segment_to_directory and the ``wps segment`` command, on real renders and Webis data."""
+"""wps.segment, segment_to_directory and ``wps segment``, on real renders and Webis data."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from wps.evaluation import evaluate
 REPO = Path(__file__).resolve().parents[1]
 FORUM = REPO / "datasets" / "examples" / "forum.html"
 PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Two lists</title></head><body>
-<h1>Bakery news</h1><ul><li>Rye bread is back</li><li>New opening hours</li><li>Summer recipes</li></ul>
+<h1>Bakery news</h1>
+<ul><li>Rye bread is back</li><li>New opening hours</li><li>Summer recipes</li></ul>
 <p>Visit us at the market square every Saturday morning.</p></body></html>"""
 
 
@@ -57,7 +58,8 @@ def test_segment_to_directory_writes_every_output(webis_page, tmp_path):
 
 
 def test_options_reach_the_segmenter(webis_page):
-    coarse = wps.segment(webis_page, segmenter_options={"iqr_k": 1000.0, "split_records_min_chars": None})
+    options = {"iqr_k": 1000.0, "split_records_min_chars": None}
+    coarse = wps.segment(webis_page, segmenter_options=options)
     fine = wps.segment(webis_page)
     assert len(coarse.segmentation.segments) < len(fine.segmentation.segments)
 
@@ -106,9 +108,11 @@ def test_segment_url_with_shared_browser(page_server, browser, tmp_path):
 @pytest.mark.browser
 def test_cli_segment_forum_example(tmp_path, capsys):
     out = tmp_path / "example"
-    assert main(["segment", str(FORUM), "--out", str(out), "--settle", "0", "--scroll-steps", "1"]) == 0
+    fast = ["--settle", "0", "--scroll-steps", "1"]
+    assert main(["segment", str(FORUM), "--out", str(out), *fast]) == 0
     records = [json.loads(line) for line in (out / "segments.jsonl").read_text().splitlines()]
-    posts = [r for r in records if r["xpaths"][0].startswith("/HTML[1]/BODY[1]/DIV[2]/MAIN[1]/ARTICLE")]
+    thread = "/HTML[1]/BODY[1]/DIV[2]/MAIN[1]/ARTICLE"
+    posts = [r for r in records if r["xpaths"][0].startswith(thread)]
     assert len(posts) == 5
     assert "segments (dom-cohesion)" in capsys.readouterr().err
 
@@ -127,7 +131,8 @@ def test_cli_segment_errors(webis_page, tmp_path, capsys):
     assert "--out DIR is required" in capsys.readouterr().err
     assert main(["segment", str(webis_page), "--format", "json", "-O", "no_such_option=1"]) == 2
     assert "no_such_option" in capsys.readouterr().err
-    assert main(["segment", str(webis_page), "--out", str(tmp_path / "o"), "--segmenter", "nope"]) == 6
+    out = ["--out", str(tmp_path / "o")]
+    assert main(["segment", str(webis_page), *out, "--segmenter", "nope"]) == 6
     assert main(["segment", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")]) == 3
     assert "nothing: no such file or folder" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()

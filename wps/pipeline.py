@@ -1,7 +1,7 @@
 """The page pipeline as explicit steps: capture → segment → (text → filter → dedup) → output.
 
 Each step is one function call in :func:`segment`, so a later stage is inserted with one line;
-:func:`segment_to_directory` adds the output step (what ``wps segment --out`` and ``wps batch`` use).
+:func:`segment_to_directory` adds the output step (``wps segment --out`` and ``wps batch``).
 
 Example
 -------

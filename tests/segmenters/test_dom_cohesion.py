@@ -17,22 +17,25 @@ from wps.segmenters.dom_cohesion import DomCohesionSegmenter
 REPO = Path(__file__).resolve().parents[2]
 
 CARDS = """<!DOCTYPE html><html><head><meta charset="utf-8"><style>
-body{font-family:sans-serif;margin:20px} .grid{display:grid;grid-template-columns:repeat(5,220px);gap:16px}
+body{font-family:sans-serif;margin:20px}
+.grid{display:grid;grid-template-columns:repeat(5,220px);gap:16px}
 .card{border:1px solid #aaa;padding:10px} .pic{width:200px;height:90px;background:#ccd}
 </style></head><body><h1>Our products</h1><div class="grid">
 """ + "".join(
-    f'<div class="card"><div class="pic"></div><h3>Product {i}</h3><p>Only <b>{10 + i}</b> euros</p>'
-    f'<a href="/p/{i}">Details</a></div>' for i in range(10)) + "</div></body></html>"
+    f'<div class="card"><div class="pic"></div><h3>Product {i}</h3>'
+    f'<p>Only <b>{10 + i}</b> euros</p><a href="/p/{i}">Details</a></div>' for i in range(10)) + "</div></body></html>"
 
 LAYOUT = """<!DOCTYPE html><html><head><meta charset="utf-8"><style>
 body{font-family:sans-serif;margin:0} header{background:#036;color:#fff;padding:10px 30px}
-header a{color:#fff;margin-right:12px} .links{margin:20px 30px} article{margin:20px 30px;max-width:800px}
+header a{color:#fff;margin-right:12px} .links{margin:20px 30px}
+article{margin:20px 30px;max-width:800px}
 footer{background:#333;color:#eee;padding:10px 30px;margin-top:30px}
 </style></head><body>
 <header><h1>City Gazette</h1><nav><a href="/">Home</a><a href="/local">Local</a>
 <a href="/sport">Sport</a><a href="/weather">Weather</a></nav></header>
 <ul class="links"><li><a href="/a">Council approves new bridge</a></li>
-<li><a href="/b">Library extends opening hours</a></li><li><a href="/c">Marathon route announced</a></li>
+<li><a href="/b">Library extends opening hours</a></li>
+<li><a href="/c">Marathon route announced</a></li>
 <li><a href="/d">Farmers market returns</a></li></ul>
 <article><h2>Council approves new bridge over the river</h2>
 <p>The city council voted on Tuesday to build a new pedestrian bridge across the river, connecting
@@ -95,7 +98,8 @@ def test_forum_thread_gives_one_segment_per_post(render):
     for post in posts:
         assert [post] in tops, f"{post} is not a segment of its own"
     authors = ["crumbshot", "levain_lucy", "crumbshot", "hydration_hank", "crumbshot"]
-    post_segments = [s for s in segmentation.segments if top_xpaths(capture, s.node_ids)[0] in posts]
+    post_segments = [
+        s for s in segmentation.segments if top_xpaths(capture, s.node_ids)[0] in posts]
     assert [s.text.split("\n")[0] for s in post_segments] == authors
     footer = [t for t in tops if t == ["/HTML[1]/BODY[1]/FOOTER[1]"]]
     assert footer, "the footer's links and copyright line stay one segment"
@@ -103,7 +107,8 @@ def test_forum_thread_gives_one_segment_per_post(render):
 
 @pytest.mark.browser
 def test_uniform_page_is_one_segment(render):
-    html = "<html><body><ul>" + "".join(f"<li>Item {i}</li>" for i in range(30)) + "</ul></body></html>"
+    items = "".join(f"<li>Item {i}</li>" for i in range(30))
+    html = f"<html><body><ul>{items}</ul></body></html>"
     capture = render(html)
     segmentation = build_segmenter("dom-cohesion").segment(capture)
     assert _tops(capture, segmentation) == [["/HTML[1]/BODY[1]/UL[1]"]]
@@ -210,7 +215,8 @@ def test_large_generated_page_is_fast():
 
 @pytest.mark.browser
 def test_rendered_bad_pages_give_one_sensible_segment(render):
-    deep = render("<html><body>" + "<div>" * 1000 + "deep text" + "</div>" * 1000 + "</body></html>")
+    nested = "<div>" * 1000 + "deep text" + "</div>" * 1000
+    deep = render(f"<html><body>{nested}</body></html>")
     segments = build_segmenter("dom-cohesion").segment(deep).segments
     assert [s.text for s in segments] == ["deep text"]
     hidden = render('<html><body><div style="display:none">nothing to see</div></body></html>')

@@ -1,4 +1,4 @@
-"""``wps segment SOURCE --out DIR``: capture a page, segment it, write the outputs (or JSON to stdout)."""
+"""``wps segment SOURCE --out DIR``: capture and segment a page, write the outputs (or JSON)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "a capture folder. --out DIR writes capture/, segmentation.json (Webis format), "
         "segments.jsonl and overlay.png; --format json prints one JSON object instead.",
     )
-    parser.add_argument("source", help="URL, .html/.html.gz file, Webis page folder or capture folder")
-    parser.add_argument("--segmenter", default="dom-cohesion", help="segmenter name (default: %(default)s)")
+    parser.add_argument("source",
+                        help="URL, .html/.html.gz file, Webis page folder or capture folder")
+    parser.add_argument("--segmenter", default="dom-cohesion",
+                        help="segmenter name (default: %(default)s)")
     parser.add_argument(
         "--option", "-O", action="append", default=[], metavar="KEY=VALUE",
         help="segmenter option, VALUE parsed as JSON when it can be (e.g. -O iqr_k=3)",

@@ -2,8 +2,8 @@
 
 Follows the 2023 prototype's procedure (algorithms.md §1.1, step 1): walk the element tree
 breadth-first from ``<body>``; among the children of each parent compare sibling windows of size
-1..max_ws; a window whose skeleton equals the previous or the next window's is a *record*, its parent
-a *block*. Descendants of a record are not searched again (a record is one unit), and every ancestor
+1..max_ws; a window whose skeleton equals the previous or the next window's is a *record*, its
+parent a *block*. Descendants of a record are not searched again (a record is one unit), and every ancestor
 of a block becomes a *container*. Backtracking is implicit: the siblings of records and the siblings
 of containers that are no records stay single units (a heading before a list), and block promotion
 is what the elimination step does with a homogeneous container — it is emitted whole.
@@ -45,7 +45,7 @@ class BlockStructure:
     ted_computed: int = 0
 
     def population(self) -> list[float]:
-        """The H values the IQR fence is computed over: blocks with at least two element children."""
+        """The H values the IQR fence is computed over: blocks with two or more element children."""
         return [h for node, h in self.heterogeneity.items() if len(self.tree.children[node]) >= 2]
 
     def member_children(self, node: int) -> list[int]:
@@ -223,7 +223,7 @@ def subtree_ids(page: PageCapture, node: int) -> list[int]:
 
 
 def reading_text(page: PageCapture, node_ids: list[int]) -> str:
-    """Text of the nodes in document order: spaces inside a block element, newlines between blocks."""
+    """Text of the nodes in document order: spaces within a block element, newlines between."""
     pieces: list[str] = []
     previous_block: int | None = None
     for node_id in node_ids:

@@ -1,4 +1,4 @@
-"""Step 3 of the DOM-cohesion segmenter: shrink each box to the Canny edges inside it (§3.3, Def. 4).
+"""Step 3 of the DOM-cohesion segmenter: shrink each box to its Canny edges (§3.3, Def. 4).
 
 A DOM box often has empty margins (a full-width container around a narrow column); the annotators
 draw around what is visible. Each side moves inward to the first edge pixel, i.e. the box becomes

@@ -1,13 +1,14 @@
-"""Structure of a captured element tree: skeletons, exact structure ids and cached tree edit distances.
+"""Structure of a captured element tree: skeletons, structure ids, cached tree edit distances.
 
-The DOM-cohesion segmenter compares subtrees two ways. *Skeletons* (Huynh et al. 2025, Def. 1) decide
-whether sibling windows repeat: a skeleton is the tag tree with consecutive equal children collapsed,
-so ``div[a[img,div,div],a[img,div,div]]`` has the skeleton ``div[a[img,div]]``. *Tree edit distances*
-(unit costs on tag-labelled trees) measure how heterogeneous a block's children are.
+The DOM-cohesion segmenter compares subtrees two ways. *Skeletons* (Huynh et al. 2025, Def. 1)
+decide whether sibling windows repeat: a skeleton is the tag tree with consecutive equal children
+collapsed, so ``div[a[img,div,div],a[img,div,div]]`` has the skeleton ``div[a[img,div]]``. *Tree
+edit distances* (unit costs on tag-labelled trees) measure how heterogeneous a block's children
+are.
 
 Both are computed on element nodes only (text nodes carry no tag). Every subtree gets an interned
-integer id for its skeleton and for its exact structure, computed bottom-up in one iterative pass, so
-equal subtrees compare in O(1) and tree edit distances are cached per pair of exact structures: pages
+integer id for its skeleton and for its exact structure, computed bottom-up in one iterative pass,
+so equal subtrees compare in O(1) and tree edit distances are cached per pair of structures: pages
 repeat the same structures over and over, which keeps the TED matrices of a 5,000-node page cheap.
 Distances come from ``edist`` (Zhang–Shasha in Cython).
 """
@@ -48,7 +49,7 @@ class ElementTree:
         return tree
 
     def postorder(self) -> list[int]:
-        """Nodes reachable from the root, children before parents (iterative: no recursion limit)."""
+        """Nodes under the root, children before parents (iterative: no recursion limit)."""
         order: list[int] = []
         stack = [self.root]
         while stack:
@@ -140,8 +141,7 @@ class TreeEditCache:
         """H(B) = standard deviation of the pairwise TEDs of a block's children.
 
         ``full_matrix`` takes the paper's "∀ i, j ≤ N" literally: the N×N matrix with its zero
-        diagonal (each pair twice, which leaves the std unchanged, plus N zeros); otherwise the upper
-        triangle i < j only. One child gives H = 0 either way. More than ``max_children`` children
+        diagonal (each pair twice, plus N zeros); otherwise the upper triangle i < j only. One child gives H = 0 either way. More than ``max_children`` children
         are thinned to that many, evenly spread, to bound the work on long lists.
         """
         if len(nodes) > max_children:

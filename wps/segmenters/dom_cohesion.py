@@ -107,7 +107,8 @@ class DomCohesionSegmenter:
             )
         for option in ("max_window_size", "max_children_for_ted", "max_subtree_nodes_for_ted"):
             if getattr(self, option) < 1:
-                raise UsageError(f"dom-cohesion: {option} must be >= 1, got {getattr(self, option)}")
+                value = getattr(self, option)
+                raise UsageError(f"dom-cohesion: {option} must be >= 1, got {value}")
 
     # ------------------------------------------------------------------------------------ steps
     def segment(self, page: PageCapture) -> Segmentation:
@@ -138,7 +139,8 @@ class DomCohesionSegmenter:
             segments = [whole]
         return Segmentation(page.page_id, self.name, page.width, page.height, segments)
 
-    def _eliminate(self, page: PageCapture, blocks: BlockStructure, fence: float) -> list[list[int]]:
+    def _eliminate(self, page: PageCapture, blocks: BlockStructure,
+                   fence: float) -> list[list[int]]:
         """BlockEliminator (Alg. 2), top-down and iterative: groups of sibling node ids to emit."""
         page_area = float(page.width) * float(page.height)
         emitted: list[list[int]] = []
