@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import socket
 import time
 
@@ -219,3 +220,17 @@ def test_network_codes_without_a_local_reproduction(code, cause):
                                   "Call log:\n  - navigating"), 30)
     assert isinstance(error, NetworkError)
     assert str(error) == f"http://10.0.0.1/: {cause} (net::{code})"
+
+
+def test_chromium_path_must_be_an_executable(tmp_path, monkeypatch):
+    from wps.capture import find_chromium
+
+    not_executable = tmp_path / "chromium"
+    not_executable.write_text("#!/bin/sh\n", encoding="utf-8")
+    monkeypatch.setenv("WPS_CHROMIUM", str(not_executable))
+    with pytest.raises(BrowserNotFoundError, match="WPS_CHROMIUM"):
+        find_chromium()
+    monkeypatch.delenv("WPS_CHROMIUM")
+    assert os.access(find_chromium(), os.X_OK)  # the distribution's Chromium, found by itself
+    with pytest.raises(BrowserNotFoundError, match="chromium path"):
+        find_chromium(str(tmp_path / "missing"))
