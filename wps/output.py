@@ -171,7 +171,7 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
 
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
-                       out_dir: str | Path) -> Path:
+                       out_dir: str | Path, keep_only: bool = False) -> Path:
     """Write ``capture/``, ``segmentation.json``, ``segments.jsonl`` and ``overlay.png`` atomically.
 
     Everything goes to a temporary sibling folder that replaces ``out_dir`` by a rename; afterwards
@@ -186,7 +186,10 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
         _normal_mode(staging / CAPTURE_DIR, directory=True)
         with open(staging / SEGMENTATION_FILE, "w", encoding="utf-8") as handle:
             json.dump(segmentation.to_webis(), handle)
-        write_jsonl(segment_records(capture, segmentation), staging / SEGMENTS_FILE)
+        records = segment_records(capture, segmentation)
+        if keep_only:  # only what may reach the detector
+            records = [record for record in records if record["kept"]]
+        write_jsonl(records, staging / SEGMENTS_FILE)
         draw_overlay(capture, segmentation, staging / OVERLAY_FILE)
         _replace_directory(staging, out_dir)
     except BaseException:

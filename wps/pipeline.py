@@ -34,6 +34,8 @@ class PageResult:
     segmentation: Segmentation
     output_dir: Path | None = None
     """Where :func:`segment_to_directory` wrote the outputs (``None`` for :func:`segment`)."""
+    text: Any = None
+    """The text step's :class:`~wps.text.stage.TextStageResult` (``None`` with ``text=False``)."""
 
 
 def load_capture(
@@ -80,6 +82,9 @@ def segment(
     browser: Browser | None = None,
     noise_model: str | Path | None = None,
     dedup_db: str | Path | None = None,
+    text: bool = True,
+    config: dict[str, Any] | str | Path | None = None,
+    extractor: str | None = None,
 ) -> PageResult:
     """Capture (unless given a capture) and segment one page.
 
@@ -89,22 +94,33 @@ def segment(
     across pages. Segmenter options are the segmenter's keyword arguments (see its class).
     ``noise_model`` (a ``wps train-noise`` folder) cuts boilerplate tails off segment texts;
     ``dedup_db`` (a SQLite state file) marks segments repeated from earlier pages of the site.
-    Both steps are off when ``None``.
+    Both steps are off when ``None``. ``text`` maps the main text onto the segments and marks
+    each kept or dropped by the filter rules; ``config`` (a TOML path, or a dict from
+    :func:`wps.config.load_config`) sets extractor and thresholds; ``extractor`` overrides its
+    ``[extract] extractor``.
     """
     segmenter_instance = build_segmenter(segmenter, **(segmenter_options or {}))  # fail fast
     capture = load_capture(source, capture_options=capture_options, browser=browser)
     segmentation = segmenter_instance.segment(capture)
-    # Later stages (text mapping, filters) go here, one call each, on `segmentation`.
+    text_result = None
+    if text:  # main text onto segments (text-and-filters.md §1)
+        from .text.stage import map_main_text
+
+        text_result = map_main_text(capture, segmentation, config, extractor)
     if noise_model is not None:  # after text mapping, before the filters
         from .noise import NoiseTailCutter
 
         NoiseTailCutter(noise_model).process(segmentation.segments)
+    if text_result is not None:  # filter rules (§2, §3): kept / reasons on every segment
+        from .text.stage import filter_segments
+
+        filter_segments(capture, segmentation, text_result)
     if dedup_db is not None:  # after the filters: measured against earlier pages of the site
         from .dedup import Deduplicator
 
         with Deduplicator(dedup_db) as deduplicator:
             deduplicator.process(capture.url, segmentation.segments)
-    return PageResult(capture, segmentation)
+    return PageResult(capture, segmentation, text=text_result)
 
 
 def segment_to_directory(
@@ -117,19 +133,24 @@ def segment_to_directory(
     browser: Browser | None = None,
     noise_model: str | Path | None = None,
     dedup_db: str | Path | None = None,
+    text: bool = True,
+    config: dict[str, Any] | str | Path | None = None,
+    extractor: str | None = None,
+    keep_only: bool = False,
 ) -> PageResult:
     """:func:`segment`, then write every output into ``out_dir`` atomically.
 
     ``out_dir`` gets ``capture/`` (the page capture), ``segmentation.json`` (Webis format, what
     ``wps eval`` reads), ``segments.jsonl`` and ``overlay.png``; it replaces an older folder there.
+    ``keep_only`` writes only the kept segments to ``segments.jsonl``.
     """
     from .output import write_page_outputs
 
     result = segment(source, segmenter=segmenter, segmenter_options=segmenter_options,
                      capture_options=capture_options, browser=browser, noise_model=noise_model,
-                     dedup_db=dedup_db)
+                     dedup_db=dedup_db, text=text, config=config, extractor=extractor)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
-    write_page_outputs(result.capture, result.segmentation, out_dir)
+    write_page_outputs(result.capture, result.segmentation, out_dir, keep_only=keep_only)
     if rendered_screenshot is not None and not isinstance(source, PageCapture):
         from .capture import discard_screenshot
 

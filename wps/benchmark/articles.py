@@ -13,6 +13,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
 from collections import Counter
@@ -122,13 +123,38 @@ def read_html(path: Path) -> str:
         return handle.read().decode("utf-8", errors="replace")
 
 
-def cached_captures(files: dict[str, Path], cache: Path, *,
-                    progress: bool = True) -> Iterator[tuple[str, PageCapture | None, str]]:
-    """Render each page once (offline, one browser) and cache it; yield (id, capture, error)."""
+def without_scripts(html: str) -> str:
+    """``html`` with its scripts removed and declared as UTF-8.
+
+    The benchmark's pages were saved by a browser with JavaScript disabled; their scripts, run
+    again from a local file, navigate some pages away (ad-block recovery redirects) or blank
+    them. Removing them renders the page as it was fetched.
+    """
+    import lxml.html
+
+    root = lxml.html.document_fromstring(html)
+    for element in list(root.iter("script")):
+        element.drop_tree()  # keeps the tail text
+    for meta in list(root.iter("meta")):
+        if meta.get("charset") or (meta.get("http-equiv") or "").lower() == "content-type":
+            meta.drop_tree()
+    head = root.find("head")
+    if head is None:
+        head = lxml.html.Element("head")
+        root.insert(0, head)
+    head.insert(0, lxml.html.Element("meta", charset="utf-8"))
+    return "<!DOCTYPE html>\n" + lxml.html.tostring(root, encoding="unicode")
+
+
+def cached_captures(files: dict[str, Path], cache: Path, *, progress: bool = True,
+                    ) -> Iterator[tuple[str, PageCapture | None, str]]:
+    """Render each page once (offline, one browser, scripts removed) and cache it; yield
+    (id, capture, error)."""
     from ..capture import Browser, discard_screenshot
     from ..errors import CaptureError
 
     browser: Browser | None = None
+    staging = Path(tempfile.mkdtemp(prefix="wps-articles-"))
     try:
         for key, path in _progress(files.items(), progress, "render"):
             folder = cache / key
@@ -138,11 +164,15 @@ def cached_captures(files: dict[str, Path], cache: Path, *,
             if browser is None:
                 browser = Browser(restart_every=40)
                 browser.start()
+            page_file = staging / f"{key}.html"
+            page_file.write_text(without_scripts(read_html(path)), encoding="utf-8")
             try:
-                capture = browser.capture(path)
+                capture = browser.capture(page_file)
             except CaptureError as err:
                 yield key, None, str(err)
                 continue
+            finally:
+                page_file.unlink(missing_ok=True)
             capture.page_id = key
             shot = capture.screenshot
             capture.save(folder)
@@ -151,6 +181,7 @@ def cached_captures(files: dict[str, Path], cache: Path, *,
     finally:
         if browser is not None:
             browser.close()
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 @dataclass(slots=True)
@@ -164,19 +195,15 @@ class PagePrediction:
 
 def predict_page(capture: PageCapture, segmenter: Any, config: dict[str, Any]) -> PagePrediction:
     """Segment, map onto main text, filter; the kept main text in reading order."""
-    from ..filters import apply_rules, rules_from_config
-    from ..text import ExtractOptions, annotate_segments
-    from ..text.annotate import kept_main_text
+    from ..text.stage import run_text_stage
 
     segmentation = segmenter.segment(capture)
     started = time.perf_counter()
-    rules = rules_from_config(config["filters"]["segment"])
-    report = annotate_segments(capture, segmentation, ExtractOptions.from_config(config["extract"]))
-    reasons = apply_rules(segmentation.segments, rules)
-    text = kept_main_text(capture, segmentation, report)
+    result = run_text_stage(capture, segmentation, config)
     seconds = time.perf_counter() - started
     kept = sum(segment.kept for segment in segmentation.segments)
-    return PagePrediction(text, seconds, len(segmentation.segments), kept, reasons)
+    return PagePrediction(result.kept_text, seconds, len(segmentation.segments), kept,
+                          result.counts)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -36,6 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dedup-db", type=Path, default=None,
                         help="mark segments repeated from earlier pages of the site, state in this"
                         " SQLite file (default off)")
+    text = parser.add_argument_group("main text and filters")
+    text.add_argument("--config", type=Path, default=None,
+                      help="TOML file overlaying wps/defaults.toml (extractor, filter thresholds)")
+    text.add_argument("--extractor", choices=("trafilatura", "newsfeed"), default=None,
+                      help="main-text extractor (default: the config's, trafilatura)")
+    text.add_argument("--keep-only", action="store_true",
+                      help="write only the kept segments (what may reach the detector)")
+    text.add_argument("--no-text", dest="text", action="store_false",
+                      help="skip main-text mapping and filters")
     add_capture_options(parser)
     parser.set_defaults(run=run)
 
@@ -72,15 +81,20 @@ def run(args: argparse.Namespace) -> int:
     capture_options = options_from_args(args)
     keywords = dict(segmenter=args.segmenter, segmenter_options=segmenter_options,
                     capture_options=capture_options, noise_model=args.noise_model,
-                    dedup_db=args.dedup_db)
+                    dedup_db=args.dedup_db, text=args.text, config=args.config,
+                    extractor=args.extractor)
+    if args.keep_only and not args.text:
+        raise UsageError("--keep-only needs the filters; drop --no-text")
     if args.format == "json":
         from ..capture import discard_screenshot
         from ..output import page_summary
 
         result = segment(args.source, **keywords)
         try:
-            json.dump(page_summary(result.capture, result.segmentation), sys.stdout,
-                      ensure_ascii=False)
+            summary = page_summary(result.capture, result.segmentation)
+            if args.keep_only:
+                summary["segments"] = [s for s in summary["segments"] if s["kept"]]
+            json.dump(summary, sys.stdout, ensure_ascii=False)
             sys.stdout.write("\n")
             sys.stdout.flush()
         except BrokenPipeError:  # the reader stopped early (`| head`): not an error
@@ -91,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             if result.capture.source == "browser":
                 discard_screenshot(result.capture.screenshot)
         return 0
-    result = segment_to_directory(args.source, args.out, **keywords)
+    result = segment_to_directory(args.source, args.out, keep_only=args.keep_only, **keywords)
     print(
         f"{result.capture.url}: {len(result.segmentation.segments)} segments "
         f"({args.segmenter}) -> {args.out}",

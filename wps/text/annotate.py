@@ -12,7 +12,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..model import PageCapture, Segmentation
+from ..model import PageCapture, Segment, Segmentation
 from .extract import ExtractOptions, MainBlock, MainText, extract_main_text
 from .mapping import Alignment, align_main_text, build_text_stream
 from .stats import PageLayout, build_layout, text_statistics
@@ -75,11 +75,14 @@ class PageText:
 
 def annotate_segments(capture: PageCapture, segmentation: Segmentation,
                       options: ExtractOptions | None = None,
-                      main_text: MainText | None = None) -> TextReport:
+                      main_text: MainText | None = None,
+                      add_unsegmented: bool = False) -> TextReport:
     """Fill ``text``, ``main_text``, ``stats`` and ``extra["main_text_match"]`` of every segment.
 
     ``main_text`` may be passed in (already extracted); otherwise the extractor runs on the
-    capture's rendered HTML, the same DOM the text nodes come from.
+    capture's rendered HTML, the same DOM the text nodes come from. With ``add_unsegmented``,
+    main text that no segment holds (a segmenter leaving gaps) becomes extra segments
+    ``unsegmented-<n>``, one per run in reading order, so it is filtered rather than lost.
     """
     if main_text is None:
         main_text = extract_main_text(capture.html, capture.final_url or capture.url, options)
@@ -93,6 +96,8 @@ def annotate_segments(capture: PageCapture, segmentation: Segmentation,
     report.position_of = position_of
     everything = np.arange(len(stream.node_ids), dtype=np.int64)
     report.page_stats = _unit_stats(report, everything, main_text.text, "")
+    if add_unsegmented:
+        segmentation.segments.extend(_unsegmented(capture, segmentation, report))
     for segment in segmentation.segments:
         positions = segment_positions(capture, segment.node_ids, position_of)
         if not segment.text:
@@ -102,6 +107,36 @@ def annotate_segments(capture: PageCapture, segmentation: Segmentation,
         segment.extra["main_text_match"] = _match_summary(report, page, positions,
                                                           segment.stats["main_text_overlap"])
     return report
+
+
+def _unsegmented(capture: PageCapture, segmentation: Segmentation,
+                 report: TextReport) -> list[Segment]:
+    """Segments for runs of main-text nodes that no segment holds."""
+    stream = report.alignment.stream
+    in_segment = np.zeros(len(stream.node_ids), dtype=bool)
+    for segment in segmentation.segments:
+        in_segment[segment_positions(capture, segment.node_ids, report.position_of)] = True
+    has_main = report._page.main_chars > 0
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for position in range(len(in_segment)):
+        if in_segment[position]:
+            if current:
+                runs.append(current)
+                current = []
+        elif has_main[position]:
+            current.append(int(stream.node_ids[position]))
+    if current:
+        runs.append(current)
+    added = []
+    for number, node_ids in enumerate(runs):
+        boxes = np.asarray([capture.nodes[node_id].bbox for node_id in node_ids])
+        box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
+               float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+        segment = Segment.from_box(f"unsegmented-{number}", box, node_ids)
+        segment.extra["unsegmented"] = True
+        added.append(segment)
+    return added
 
 
 def kept_main_text(capture: PageCapture, segmentation: Segmentation,

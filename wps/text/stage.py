@@ -1,0 +1,80 @@
+"""The pipeline's text step: main text onto segments, then the filter rules, in one call.
+
+Only main text may reach the detector: a segment is kept when it holds main text and its main
+text passes the segment rules. The page-level rules (the seed's article / non-article page filter)
+are evaluated on the page's whole main text and reported beside the segments.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model import PageCapture, Segmentation
+from .annotate import TextReport, annotate_segments, kept_main_text
+from .extract import ExtractOptions
+
+__all__ = ["TextStageResult", "map_main_text", "filter_segments", "run_text_stage",
+           "resolve_config"]
+
+
+@dataclass(slots=True)
+class TextStageResult:
+    report: TextReport
+    config: dict[str, Any]
+    page_reasons: list[str] = field(default_factory=list)
+    """Reason codes of the page-level rules that judge the page not an article (empty: article)."""
+    counts: Counter[str] = field(default_factory=Counter)
+    kept_text: str = ""
+    """Main text of the kept segments in reading order (each text node once)."""
+
+
+def resolve_config(config: dict[str, Any] | str | Path | None,
+                   extractor: str | None = None) -> dict[str, Any]:
+    """A full config from a dict (used as is), a TOML path or ``None`` (packaged defaults);
+    ``extractor`` overrides ``[extract] extractor``."""
+    from ..config import load_config
+
+    resolved = load_config(config) if config is None or isinstance(config, (str, Path)) \
+        else config
+    if extractor is not None:
+        resolved = {**resolved, "extract": {**resolved["extract"], "extractor": extractor}}
+    return resolved
+
+
+def map_main_text(capture: PageCapture, segmentation: Segmentation,
+                  config: dict[str, Any] | str | Path | None = None,
+                  extractor: str | None = None) -> TextStageResult:
+    """Extract the main text and give every segment its part and statistics (no verdicts)."""
+    config = resolve_config(config, extractor)
+    options = ExtractOptions.from_config(config["extract"])
+    add_unsegmented = bool(config.get("text", {}).get("add_unsegmented", False))
+    report = annotate_segments(capture, segmentation, options, add_unsegmented=add_unsegmented)
+    return TextStageResult(report, config)
+
+
+def filter_segments(capture: PageCapture, segmentation: Segmentation,
+                    result: TextStageResult) -> TextStageResult:
+    """Mark every segment kept or dropped (segment rules); judge the page (page rules)."""
+    from ..filters import TextUnit, apply_rules, evaluate_rules, rules_from_config
+
+    segment_rules = rules_from_config(result.config["filters"]["segment"])
+    page_rules = rules_from_config(result.config["filters"]["page"])
+    result.counts = apply_rules(segmentation.segments, segment_rules)
+    report = result.report
+    result.page_reasons = evaluate_rules(TextUnit(report.main_text.text, report.page_stats),
+                                         page_rules)
+    for segment in segmentation.segments:
+        segment.extra["page_reasons"] = list(result.page_reasons)
+    result.kept_text = kept_main_text(capture, segmentation, report)
+    return result
+
+
+def run_text_stage(capture: PageCapture, segmentation: Segmentation,
+                   config: dict[str, Any] | str | Path | None = None,
+                   extractor: str | None = None) -> TextStageResult:
+    """:func:`map_main_text` then :func:`filter_segments`."""
+    return filter_segments(capture, segmentation,
+                           map_main_text(capture, segmentation, config, extractor))
