@@ -43,6 +43,20 @@ class BlockStructure:
     heterogeneity: dict[int, float] = field(default_factory=dict)
     """H of every block and container (std of its children's pairwise TEDs)."""
     ted_computed: int = 0
+    drawn_boxes: np.ndarray | None = None
+    """Per node, the union of the boxes with an area in its subtree (NaN where there is none).
+
+    A node's own box misses content that overflows it (wide images, floats); annotators outline
+    what is drawn, so segment boxes and the oversize test use these.
+    """
+
+    def drawn_box(self, nodes: list[int]) -> tuple[float, float, float, float] | None:
+        assert self.drawn_boxes is not None
+        boxes = self.drawn_boxes[nodes]
+        if np.isnan(boxes[:, 0]).all():
+            return None
+        return (float(np.nanmin(boxes[:, 0])), float(np.nanmin(boxes[:, 1])),
+                float(np.nanmax(boxes[:, 2])), float(np.nanmax(boxes[:, 3])))
 
     def population(self) -> list[float]:
         """The H values the IQR fence is computed over: blocks with two or more element children."""
@@ -147,7 +161,33 @@ def find_blocks(
             tree.children[node], max_children_for_ted, full_ted_matrix
         )
     blocks.ted_computed = distances.computed
+    blocks.drawn_boxes = _drawn_boxes(page)
     return blocks
+
+
+def _drawn_boxes(page: PageCapture) -> np.ndarray:
+    """Subtree unions of the boxes with an area, bottom-up in one iterative pass."""
+    boxes = np.array([node.bbox for node in page.nodes], dtype=float).reshape(-1, 4)
+    empty = (boxes[:, 2] <= boxes[:, 0]) | (boxes[:, 3] <= boxes[:, 1])
+    boxes[empty] = np.nan
+    parents = [node.parent for node in page.nodes]
+    preorder: list[int] = []
+    stack = page.roots()
+    while stack:
+        node = stack.pop()
+        preorder.append(node)
+        stack.extend(page.children(node))
+    for node in reversed(preorder):  # children before their parents
+        parent = parents[node]
+        if parent is None or np.isnan(boxes[node, 0]):
+            continue
+        if np.isnan(boxes[parent, 0]):
+            boxes[parent] = boxes[node]
+        else:
+            box, own = boxes[node], boxes[parent]
+            boxes[parent] = (min(own[0], box[0]), min(own[1], box[1]),
+                             max(own[2], box[2]), max(own[3], box[3]))
+    return boxes
 
 
 def _match_windows(skeletons: list[int], grain_segment: bool, max_window_size: int) -> list[range]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from ..errors import SegmentationError, UsageError
 from ..model import Box, PageCapture, Segment, Segmentation
@@ -165,7 +166,8 @@ class DomCohesionSegmenter:
         elements = blocks.tree.children[node]
         if not elements:
             return None
-        oversized = _area(page.nodes[node].bbox) > self.max_page_fraction * page_area
+        drawn = blocks.drawn_box([node])
+        oversized = drawn is not None and _area(drawn) > self.max_page_fraction * page_area
         is_block = node in blocks.heterogeneity
         splittable = node in blocks.containers or self.split_record_blocks
         outlier = is_block and splittable and blocks.heterogeneity[node] > fence
@@ -188,7 +190,8 @@ class DomCohesionSegmenter:
             if not all(_visible(page.nodes[node].style) for node in group):
                 continue
             node_ids = [member for node in group for member in subtree_ids(page, node)]
-            box = _clip(_subtree_box(page, node_ids), page.width, page.height)
+            drawn = blocks.drawn_box(group) or _union(page.nodes[node].bbox for node in group)
+            box = _clip(drawn, page.width, page.height)
             if _area(box) < self.min_segment_area:
                 continue
             kept.append((group, node_ids, box))
@@ -219,16 +222,10 @@ def _area(box: Box) -> float:
     return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
 
 
-def _subtree_box(page: PageCapture, node_ids: list[int]) -> Box:
-    """Union of the boxes of the segment's nodes with an area.
-
-    The top node's own box misses content that overflows it (wide images, floats); annotators
-    outline what is drawn, so the segment box covers every visible descendant.
-    """
-    boxes = [page.nodes[i].bbox for i in node_ids]
-    drawn = [b for b in boxes if b[2] > b[0] and b[3] > b[1]] or boxes
-    return (min(b[0] for b in drawn), min(b[1] for b in drawn),
-            max(b[2] for b in drawn), max(b[3] for b in drawn))
+def _union(boxes: Iterable[Box]) -> Box:
+    boxes = list(boxes)
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def _clip(box: Box, width: int, height: int) -> Box:
