@@ -83,6 +83,16 @@ def test_main_text_reaches_only_the_article_segment(rendered) -> None:
     assert evaluate_rules(TextUnit(report.main_text.text, report.page_stats), page_rules) == []
 
 
+def test_newsfeed_extractor_maps_the_same_article(rendered) -> None:
+    segmentation = segments_by_element(rendered, ["nav", "main", "side", "foot"])
+    report = annotate_segments(rendered, segmentation, ExtractOptions(extractor="newsfeed"))
+    assert report.main_text.extractor == "newsfeed"
+    assert [b.text for b in report.main_text.blocks] == PARAGRAPHS  # the <p>s, no heading
+    by_id = {s.id: s for s in segmentation.segments}
+    assert by_id["main"].main_text.splitlines() == PARAGRAPHS
+    assert by_id["nav"].main_text == by_id["side"].main_text == by_id["foot"].main_text == ""
+
+
 def test_link_list_page_is_not_an_article(page_server, text_browser) -> None:
     links = "".join(f"<li><a href='/p{i}'>Headline number {i} about the town</a></li>"
                     for i in range(60))
