@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import PageCapture
+from ..model import Box, PageCapture
 from ._tree_edit import ElementTree, TreeEditCache
 
 # Tags that flow inside a line; text nodes under them belong to the enclosing block for reading
@@ -43,20 +43,22 @@ class BlockStructure:
     heterogeneity: dict[int, float] = field(default_factory=dict)
     """H of every block and container (std of its children's pairwise TEDs)."""
     ted_computed: int = 0
-    drawn_boxes: np.ndarray | None = None
-    """Per node, the union of the boxes with an area in its subtree (NaN where there is none).
+    drawn_boxes: list[Box | None] = field(default_factory=list)
+    """Per node, the union of the boxes with an area in its subtree (``None`` where there is none).
 
     A node's own box misses content that overflows it (wide images, floats); annotators outline
     what is drawn, so segment boxes and the oversize test use these.
     """
 
-    def drawn_box(self, nodes: list[int]) -> tuple[float, float, float, float] | None:
-        assert self.drawn_boxes is not None
-        boxes = self.drawn_boxes[nodes]
-        if np.isnan(boxes[:, 0]).all():
+    def drawn_box(self, nodes: list[int]) -> Box | None:
+        """The union of the drawn boxes of ``nodes``' subtrees."""
+        boxes = [box for box in (self.drawn_boxes[node] for node in nodes) if box is not None]
+        if not boxes:
             return None
-        return (float(np.nanmin(boxes[:, 0])), float(np.nanmin(boxes[:, 1])),
-                float(np.nanmax(boxes[:, 2])), float(np.nanmax(boxes[:, 3])))
+        if len(boxes) == 1:
+            return boxes[0]
+        return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                max(b[2] for b in boxes), max(b[3] for b in boxes))
 
     def population(self) -> list[float]:
         """The H values the IQR fence is computed over: blocks with two or more element children."""
@@ -165,12 +167,12 @@ def find_blocks(
     return blocks
 
 
-def _drawn_boxes(page: PageCapture) -> np.ndarray:
+def _drawn_boxes(page: PageCapture) -> list[Box | None]:
     """Subtree unions of the boxes with an area, bottom-up in one iterative pass."""
-    boxes = np.array([node.bbox for node in page.nodes], dtype=float).reshape(-1, 4)
-    empty = (boxes[:, 2] <= boxes[:, 0]) | (boxes[:, 3] <= boxes[:, 1])
-    boxes[empty] = np.nan
-    parents = [node.parent for node in page.nodes]
+    drawn: list[Box | None] = [
+        node.bbox if node.bbox[2] > node.bbox[0] and node.bbox[3] > node.bbox[1] else None
+        for node in page.nodes
+    ]
     preorder: list[int] = []
     stack = page.roots()
     while stack:
@@ -178,16 +180,17 @@ def _drawn_boxes(page: PageCapture) -> np.ndarray:
         preorder.append(node)
         stack.extend(page.children(node))
     for node in reversed(preorder):  # children before their parents
-        parent = parents[node]
-        if parent is None or np.isnan(boxes[node, 0]):
+        parent = page.nodes[node].parent
+        box = drawn[node]
+        if parent is None or box is None:
             continue
-        if np.isnan(boxes[parent, 0]):
-            boxes[parent] = boxes[node]
-        else:
-            box, own = boxes[node], boxes[parent]
-            boxes[parent] = (min(own[0], box[0]), min(own[1], box[1]),
+        own = drawn[parent]
+        if own is None:
+            drawn[parent] = box
+        elif box[0] < own[0] or box[1] < own[1] or box[2] > own[2] or box[3] > own[3]:
+            drawn[parent] = (min(own[0], box[0]), min(own[1], box[1]),
                              max(own[2], box[2]), max(own[3], box[3]))
-    return boxes
+    return drawn
 
 
 def _match_windows(skeletons: list[int], grain_segment: bool, max_window_size: int) -> list[range]:

@@ -24,7 +24,7 @@ from . import register_segmenter
 from ._blocks import BlockStructure, find_blocks, reading_text, subtree_ids
 from ._tree_edit import iqr_fence
 
-_HIDDEN = {("visibility", "hidden"), ("visibility", "collapse"), ("display", "none")}
+_HIDDEN_VISIBILITY = ("hidden", "collapse")
 
 
 @register_segmenter("dom-cohesion")
@@ -113,7 +113,7 @@ class DomCohesionSegmenter:
 
     # ------------------------------------------------------------------------------------ steps
     def segment(self, page: PageCapture) -> Segmentation:
-        visible = [node.id for node in page.nodes if _visible(node.style)]
+        visible = any(_visible(node.style) for node in page.nodes)
         if not visible or page.width <= 0 or page.height <= 0:
             raise SegmentationError(f"{page.url or page.page_id}: the capture has no visible nodes")
         blocks = find_blocks(
@@ -215,7 +215,7 @@ class DomCohesionSegmenter:
 
 
 def _visible(style: dict[str, str]) -> bool:
-    return not any((key, style.get(key)) in _HIDDEN for key, _ in _HIDDEN)
+    return style.get("display") != "none" and style.get("visibility") not in _HIDDEN_VISIBILITY
 
 
 def _area(box: Box) -> float:
