@@ -25,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--limit", type=int, default=None, help="first N captures only")
     args = parser.parse_args(argv)
-    folders = sorted(p for p in args.cache.iterdir() if (p / "capture.json").is_file())
+    folders = sorted(p for p in args.cache.iterdir()
+                     if not p.name.startswith(".") and (p / "capture.json").is_file())
     if not folders:
         print(f"bench_text: error: no captures in {args.cache}", file=sys.stderr)
         return 3

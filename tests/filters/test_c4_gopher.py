@@ -56,7 +56,7 @@ def test_gopher_quality_passes_prose_and_names_each_failure() -> None:
         "gopher_above_avg_threshold"
     hashes = "#news #sport #music #today #photo " * 10 + PROSE
     assert rule(u(hashes)).reason == "gopher_too_many_hashes"
-    bullets = "\n".join(f"- item number {i} of the shopping list with the things" for i in range(60))
+    bullets = "\n".join(f"- item number {i} of the shopping list with things" for i in range(60))
     assert rule(u(bullets)).reason == "gopher_too_many_bullets"
     numbers = " ".join(str(i) for i in range(200)) + " the and the cat"
     assert rule(u(numbers)).reason in {"gopher_below_avg_threshold", "gopher_below_alpha_threshold"}

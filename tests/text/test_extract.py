@@ -52,7 +52,8 @@ def test_newsfeed_picks_the_content_paragraphs() -> None:
 
 
 def test_newsfeed_article_body_fallback_and_nothing() -> None:
-    marked = f"<html><body><p>{PARAGRAPH}</p><div itemprop='articleBody'>Body text.</div></body></html>"
+    marked = (f"<html><body><p>{PARAGRAPH}</p>"
+              "<div itemprop='articleBody'>Body text.</div></body></html>")
     assert newsfeed_paragraphs(marked) == ["Body text."]
     # No <p> qualifies (too short): the <div> fallback takes a long, link-poor div.
     long_div = "<html><body><div>" + PARAGRAPH * 4 + "<a href='x'>one link</a></div></body></html>"

@@ -42,7 +42,8 @@ def test_exact_blocks_in_and_out_of_order_cover_their_nodes(make_capture) -> Non
     assert "Home" not in texts and "News" not in texts
     assert [s[:2] for s in texts["with a link"]] == [(0, 11)]
     assert [s[:2] for s in texts["Second paragraph."]] == [(0, 17)]
-    assert [s[:2] for s in texts["First paragraph of the story, "]] == [(0, 29)]  # trailing space not covered
+    # The trailing space is not covered.
+    assert [s[:2] for s in texts["First paragraph of the story, "]] == [(0, 29)]
 
 
 def test_fuzzy_anchor_and_unaligned_blocks(make_capture) -> None:
@@ -50,7 +51,7 @@ def test_fuzzy_anchor_and_unaligned_blocks(make_capture) -> None:
                 "while engineers inspected its pillars for damage. Residents were asked to use "
                 "the ferry until further notice.")
     capture = make_capture(("BODY", [("P", [sentence]), ("P", ["Short tail text here."])]))
-    changed = sentence.replace("closed to traffic", "shut to traffic")  # small edit inside a long block
+    changed = sentence.replace("closed to traffic", "shut to traffic")  # edit inside the block
     alignment = align_main_text(capture, main(changed, "Short tial text here.",
                                               "Text that is nowhere on the page at all."))
     kinds = [m.match for m in alignment.matches]

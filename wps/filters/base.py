@@ -1,4 +1,4 @@
-"""What every filter rule shares: the text unit it judges, its verdict, and how verdicts are applied.
+"""What every filter rule shares: the unit it judges, its verdict, and how verdicts are applied.
 
 A rule only decides (datatrove's ``BaseFilter.filter`` habit); :func:`apply_rules` marks segments
 and never deletes them, keeping every reason, so thresholds can be changed later without
