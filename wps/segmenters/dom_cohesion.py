@@ -9,7 +9,19 @@ screenshot; (4) the prototype's post-filters (visible, clipped, not oversized, n
 
 Every choice the paper leaves open is a field of :class:`DomCohesionSegmenter` with its default
 documented there. All tree walks are iterative, so 1,000-deep markup cannot hit Python's recursion
-limit.
+limit. Where wps departs from the paper and the prototype (each switchable unless noted):
+
+- skeletons and TEDs use element tags only; text nodes are leaves that go with their element;
+- TEDs come from ``edist`` (exact Zhang–Shasha, unit costs) on subtrees cut at
+  ``max_subtree_nodes_for_ted`` nodes, cached per pair of exact structures; H uses the full matrix;
+- the root and single-child wrappers are always looked through (``split_root``,
+  ``split_single_child``); the outlier rule splits layout containers, not lists
+  (``split_record_blocks``); compound, text-rich records (posts) become one segment each
+  (``split_records_min_chars``);
+- a candidate covering more than ``max_page_fraction`` of the page is split into its children
+  before the prototype's drop rule applies;
+- a segment's box is the union of the drawn boxes of its subtree (not noted: always on), and the
+  Canny crop has a 2 px margin so background borders count as edges.
 """
 
 from __future__ import annotations
