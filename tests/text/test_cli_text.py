@@ -19,6 +19,11 @@ def test_segment_keep_only_and_refilter(webis_page: Path, tmp_path: Path, capsys
     assert main(["segment", str(webis_page), "--out", str(out), "--config", str(loose)]) == 0
     records = read_lines(out / "segments.jsonl")
     kept = [r for r in records if r["kept"]]
+    page = json.loads((out / "main-text.json").read_text(encoding="utf-8"))
+    assert page["extractor"] == "trafilatura" and page["blocks"] > 0
+    assert page["matched"]["none"] == len(page["unaligned"])
+    assert page["page_kept"] is False and "too_few_tokens" in page["page_reasons"]  # a short post
+    assert page["segments"]["total"] == len(records)
     assert kept and len(kept) < len(records)
     assert all(r["main_text"] for r in kept)
     assert all(r["reasons"] == ["no_main_text"] for r in records if not r["kept"])

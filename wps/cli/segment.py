@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
             summary = page_summary(result.capture, result.segmentation)
             if args.keep_only:
                 summary["segments"] = [s for s in summary["segments"] if s["kept"]]
+            if result.text is not None:
+                summary["main_text"] = result.text.to_json()
             json.dump(summary, sys.stdout, ensure_ascii=False)
             sys.stdout.write("\n")
             sys.stdout.flush()
@@ -111,4 +113,9 @@ def run(args: argparse.Namespace) -> int:
         f"({args.segmenter}) -> {args.out}",
         file=sys.stderr,
     )
+    if result.text is not None:  # page-level text report: unaligned main text, page verdict
+        result.text.write(args.out / "main-text.json")
+        print(f"{result.capture.url}: {result.text.counts['kept']} segments kept, "
+              f"{len(result.text.report.unaligned)} main-text blocks not found on the page",
+              file=sys.stderr)
     return 0

@@ -30,6 +30,31 @@ class TextStageResult:
     kept_text: str = ""
     """Main text of the kept segments in reading order (each text node once)."""
 
+    def to_json(self) -> dict[str, Any]:
+        """Page-level facts: extractor, block matches, unaligned blocks, the page verdict."""
+        data = self.report.to_json()
+        data["page_kept"] = not self.page_reasons
+        data["page_reasons"] = list(self.page_reasons)
+        data["segments"] = {key: value for key, value in self.counts.items()}
+        return data
+
+    def write(self, path: Path) -> Path:
+        """Write :meth:`to_json` to ``path`` through a temporary file and a rename."""
+        import json
+        import os
+        import tempfile
+
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(self.to_json(), stream, ensure_ascii=False, indent=1)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return path
+
 
 def resolve_config(config: dict[str, Any] | str | Path | None,
                    extractor: str | None = None) -> dict[str, Any]:
