@@ -126,7 +126,8 @@ def find_blocks(
     full_ted_matrix: bool,
 ) -> BlockStructure:
     """Records by sibling-window skeleton matching, then H for every block and container."""
-    tree = _element_tree(page)
+    drawn = _drawn_boxes(page)
+    tree = _element_tree(page, drawn)
     blocks = BlockStructure(page=page, tree=tree, root=tree.root)
     skeleton = tree.skeleton
     inside_record = [False] * len(tree.tags)
@@ -163,7 +164,7 @@ def find_blocks(
             tree.children[node], max_children_for_ted, full_ted_matrix
         )
     blocks.ted_computed = distances.computed
-    blocks.drawn_boxes = _drawn_boxes(page)
+    blocks.drawn_boxes = drawn
     return blocks
 
 
@@ -228,13 +229,18 @@ def _match_windows(skeletons: list[int], grain_segment: bool, max_window_size: i
     return records
 
 
-def _element_tree(page: PageCapture) -> ElementTree:
-    """Element nodes under ``<body>`` (or a virtual root over the capture's roots)."""
+def _element_tree(page: PageCapture, drawn: list[Box | None]) -> ElementTree:
+    """Element nodes under ``<body>`` (or a virtual root over the capture's roots).
+
+    Elements that draw nothing (no box with an area in their subtree: spacers, clearfix divs,
+    empty anchors) are left out, as the paper's tree holds visible elements only; they would
+    otherwise count as structure in the skeletons and the TEDs.
+    """
     count = len(page.nodes)
     tags = [node.tag for node in page.nodes] + ["#root"]
     children: list[list[int]] = [[] for _ in range(count + 1)]
     for node in page.nodes:
-        if not node.is_text and node.parent is not None:
+        if not node.is_text and node.parent is not None and drawn[node.id] is not None:
             children[node.parent].append(node.id)
     body = next((node.id for node in page.nodes if node.tag == "BODY"), None)
     if body is not None:

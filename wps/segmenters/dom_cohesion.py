@@ -13,7 +13,7 @@ limit. Where wps departs from the paper and the prototype (each switchable unles
 
 - skeletons and TEDs use element tags only; text nodes are leaves that go with their element;
 - TEDs come from ``edist`` (exact Zhang–Shasha, unit costs) on subtrees cut at
-  ``max_subtree_nodes_for_ted`` nodes, cached per pair of exact structures; H uses the full matrix;
+  ``max_subtree_nodes_for_ted`` nodes, cached per pair of exact structures;
 - the root and single-child wrappers are always looked through (``split_root``,
   ``split_single_child``); the outlier rule splits layout containers, not lists
   (``split_record_blocks``); compound, text-rich records (posts) become one segment each
@@ -63,9 +63,9 @@ class DomCohesionSegmenter:
     max_subtree_nodes_for_ted
         Subtrees are compared on their first this-many element nodes in preorder.
     full_ted_matrix
-        H is the std of the full N×N TED matrix, zero diagonal included (the paper's "∀ i, j ≤ N").
-        ``False`` uses the upper triangle i < j (algorithms.md's suggestion), which makes H = 0 for
-        every block with two children, so a two-column layout could never be split.
+        ``True``: H is the std of the full N×N TED matrix, zero diagonal included (the paper's
+        "∀ i, j ≤ N"). Default ``False``: the upper triangle i < j (algorithms.md §1.2), so a block
+        with two children has H = 0; the oversize and root rules still split two-column layouts.
     split_record_blocks
         Whether the outlier rule may split a *block* (a parent of records: a list, a menu, a
         paragraph run) into its records; ``False`` lets it split only *containers* (ancestors of
@@ -99,7 +99,7 @@ class DomCohesionSegmenter:
     max_window_size: int = 10
     max_children_for_ted: int = 30
     max_subtree_nodes_for_ted: int = 100
-    full_ted_matrix: bool = True
+    full_ted_matrix: bool = False
     split_record_blocks: bool = False
     split_root: bool = True
     split_single_child: bool = True
