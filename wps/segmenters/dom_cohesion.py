@@ -5,7 +5,8 @@ are *records*, their parent a *block*, with backtracking for leftover siblings; 
 elimination — the heterogeneity H of a block is the standard deviation of the tree edit distances
 between its children, and blocks whose H exceeds Tukey's IQR fence are split into their children,
 top-down from ``<body>``; (3) visual tightening of each kept box to the Canny edges of the
-screenshot; (4) the prototype's post-filters (visible, clipped, not oversized, not nested).
+screenshot; (4) the prototype's post-filters (visible, clipped, not oversized; never nested,
+as segments are disjoint subtrees by construction).
 
 Every choice the paper leaves open is a field of :class:`DomCohesionSegmenter` with its default
 documented there. All tree walks are iterative, so 1,000-deep markup cannot hit Python's recursion
@@ -20,8 +21,8 @@ limit. Where wps departs from the paper and the prototype (each switchable unles
   (``split_records_min_chars``);
 - a candidate covering more than ``max_page_fraction`` of the page is split into its children
   before the prototype's drop rule applies;
-- a segment's box is the union of the drawn boxes of its subtree (not noted: always on), and the
-  Canny crop has a 2 px margin so background borders count as edges.
+- a segment's box is the union of the drawn boxes of its subtree (always on), and the Canny
+  crop has a 2 px margin so background borders count as edges.
 """
 
 from __future__ import annotations
