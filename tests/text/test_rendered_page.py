@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from wps.config import load_config
+from wps.config import load_config, merge_config
 from wps.filters import TextUnit, apply_rules, evaluate_rules, rules_from_config
 from wps.model import Segment, Segmentation
 from wps.text import ExtractOptions, annotate_segments
@@ -107,3 +109,29 @@ def test_link_list_page_is_not_an_article(page_server, text_browser) -> None:
                              rules_from_config(load_config()["filters"]["page"]))
     assert "no_long_block" in reasons
     assert whole.segments[0].stats["list_table_share"] > 0.5 or not report.main_text.blocks
+
+
+def test_page_link_share_is_judged_again_with_favor_precision(rendered) -> None:
+    from wps.text.stage import run_text_stage
+
+    # Any link text drops the page under max_share = 0; the article has one linked word.
+    linked = {"filters": {"page": {"rules": ["link_code_share"],
+                                   "link_code_share": {"max_share": 0.0}}}}
+    html_link = rendered.html.replace("<b>budget</b>", "<a href='/b'>budget</a>", 1)
+    assert html_link != rendered.html
+    rendered_with_link = copy.deepcopy(rendered)
+    rendered_with_link.html = html_link
+    for node in rendered_with_link.nodes:
+        if node.is_text and node.text == "budget":
+            node.inside = node.inside | {"link"}
+    config = merge_config(load_config(), {**linked, "extract": {"favor_recall": True}})
+    result = run_text_stage(rendered_with_link,
+                            segments_by_element(rendered_with_link, ["nav", "main"]), config)
+    assert result.page_retry == "favor_precision"  # judged again before discarding
+    assert result.page_reasons == ["link_share"]  # still links: the retry's own verdict
+    assert result.to_json()["page_retry"] == "favor_precision"
+
+    precise = merge_config(load_config(), {**linked, "extract": {"favor_precision": True}})
+    again = run_text_stage(rendered_with_link,
+                           segments_by_element(rendered_with_link, ["nav", "main"]), precise)
+    assert again.page_retry is None and again.page_reasons == ["link_share"]

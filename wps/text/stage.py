@@ -29,12 +29,15 @@ class TextStageResult:
     counts: Counter[str] = field(default_factory=Counter)
     kept_text: str = ""
     """Main text of the kept segments in reading order (each text node once)."""
+    page_retry: str | None = None
+    """``"favor_precision"`` when the page verdict comes from a second, precision extraction."""
 
     def to_json(self) -> dict[str, Any]:
         """Page-level facts: extractor, block matches, unaligned blocks, the page verdict."""
         data = self.report.to_json()
         data["page_kept"] = not self.page_reasons
         data["page_reasons"] = list(self.page_reasons)
+        data["page_retry"] = self.page_retry
         data["segments"] = {key: value for key, value in self.counts.items()}
         return data
 
@@ -91,6 +94,17 @@ def filter_segments(capture: PageCapture, segmentation: Segmentation,
     report = result.report
     result.page_reasons = evaluate_rules(TextUnit(report.main_text.text, report.page_stats),
                                          page_rules)
+    options = ExtractOptions.from_config(result.config["extract"])
+    if {"link_share", "code_share"} & set(result.page_reasons) and not options.favor_precision:
+        # Spec §2: trafilatura sometimes appends a link list or returns only a code block;
+        # judge the page again on a favor_precision extraction before calling it non-article.
+        options.favor_precision, options.favor_recall = True, False
+        empty = Segmentation(segmentation.page_id, segmentation.segmenter, segmentation.width,
+                             segmentation.height, [])
+        second = annotate_segments(capture, empty, options)
+        result.page_reasons = evaluate_rules(
+            TextUnit(second.main_text.text, second.page_stats), page_rules)
+        result.page_retry = "favor_precision"
     for segment in segmentation.segments:
         segment.extra["page_reasons"] = list(result.page_reasons)
     result.kept_text = kept_main_text(capture, segmentation, report)
