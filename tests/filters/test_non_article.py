@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wps.filters import TextUnit, apply_rules, build_rule, evaluate_rules
+from wps.filters.base import count_tokens
 from wps.filters.non_article import (LargeBlockShare, LinkCodeShare, ListTableShare, LongBlock,
                                      MainTextOverlap, MinLength)
 from wps.model import Segment
@@ -17,6 +18,13 @@ def test_min_length_counts_whitespace_tokens() -> None:
     assert rule(unit("one two three four five")).keep
     assert rule(unit("one two three four")).reason == "too_few_tokens"
     assert MinLength(min_tokens=0, min_chars=10)(unit("short")).reason == "too_few_chars"
+
+
+def test_cjk_characters_count_as_tokens() -> None:
+    assert count_tokens("漫長的五一假期") == 7
+    assert count_tokens("Stadia 和 xCloud 遊戲") == 5  # 2 words + 3 characters
+    assert count_tokens("plain  english words") == 3
+    assert MinLength(min_tokens=5)(unit("在漫長的五一假期中")).keep
 
 
 def test_link_and_code_share_use_the_stricter_side_of_the_threshold() -> None:

@@ -22,7 +22,7 @@ def test_segment_keep_only_and_refilter(webis_page: Path, tmp_path: Path, capsys
     page = json.loads((out / "main-text.json").read_text(encoding="utf-8"))
     assert page["extractor"] == "trafilatura" and page["blocks"] > 0
     assert page["matched"]["none"] == len(page["unaligned"])
-    assert page["page_kept"] is False and "too_few_tokens" in page["page_reasons"]  # a short post
+    assert page["page_kept"] is False and "no_long_block" in page["page_reasons"]  # a short post
     assert page["segments"]["total"] == len(records)
     assert kept and len(kept) < len(records)
     assert all(r["main_text"] for r in kept)

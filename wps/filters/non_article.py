@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import KEEP, RuleResult, TextUnit
+from .base import KEEP, RuleResult, TextUnit, count_tokens
 
 __all__ = ["MainTextOverlap", "MinLength", "LinkCodeShare", "LongBlock", "LargeBlockShare",
            "ListTableShare"]
@@ -32,14 +32,15 @@ class MainTextOverlap:
 
 @dataclass(frozen=True, slots=True)
 class MinLength:
-    """"length" rule: fewer than ``min_tokens`` whitespace tokens or ``min_chars`` characters."""
+    """"length" rule: fewer than ``min_tokens`` tokens (:func:`count_tokens`) or ``min_chars``
+    characters."""
 
     min_tokens: int = 200
     min_chars: int = 0
     name: str = "min_length"
 
     def __call__(self, unit: TextUnit) -> RuleResult:
-        if len(unit.text.split()) < self.min_tokens:
+        if count_tokens(unit.text) < self.min_tokens:
             return RuleResult(False, "too_few_tokens")
         if len(unit.text) < self.min_chars:
             return RuleResult(False, "too_few_chars")

@@ -12,6 +12,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ..filters.base import count_tokens
 from ..model import PageCapture, Segment, Segmentation
 from .extract import ExtractOptions, MainBlock, MainText, extract_main_text
 from .mapping import Alignment, align_main_text, build_text_stream
@@ -33,7 +34,8 @@ class TextReport:
     page_stats: dict[str, float] = field(default_factory=dict)
     position_of: dict[int, int] = field(default_factory=dict)
     """Text node id -> its position in the text stream."""
-    _page: PageText | None = None
+    node_text: PageText | None = None
+    """Per text node: characters in total and in main text, covered spans."""
 
     @property
     def unaligned(self) -> list[MainBlock]:
@@ -91,7 +93,7 @@ def annotate_segments(capture: PageCapture, segmentation: Segmentation,
     layout = build_layout(capture, stream.node_ids)
     page = page_text(alignment)
     report = TextReport(main_text, alignment, layout)
-    report._page = page
+    report.node_text = page
     position_of = {int(node_id): position for position, node_id in enumerate(stream.node_ids)}
     report.position_of = position_of
     everything = np.arange(len(stream.node_ids), dtype=np.int64)
@@ -116,7 +118,7 @@ def _unsegmented(capture: PageCapture, segmentation: Segmentation,
     in_segment = np.zeros(len(stream.node_ids), dtype=bool)
     for segment in segmentation.segments:
         in_segment[segment_positions(capture, segment.node_ids, report.position_of)] = True
-    has_main = report._page.main_chars > 0
+    has_main = report.node_text.main_chars > 0
     runs: list[list[int]] = []
     current: list[int] = []
     for position in range(len(in_segment)):
@@ -195,7 +197,7 @@ def assemble_text(capture: PageCapture, report: TextReport, positions: np.ndarra
                   main_only: bool) -> str:
     """Text of the stream ``positions`` in document order: blocks on their own lines, inline
     pieces joined with a space where the extracted text had one (else by punctuation)."""
-    page = report._page
+    page = report.node_text
     alignment = report.alignment
     stream = alignment.stream
     block = report.layout.block
@@ -238,12 +240,12 @@ def _space_between(alignment: Alignment, compact: int, same_node: bool, before: 
 
 def _unit_stats(report: TextReport, positions: np.ndarray, main_text: str,
                 full_text: str) -> dict[str, float]:
-    page = report._page
+    page = report.node_text
     stats = text_statistics(report.layout, positions, page.main_chars, page.full_chars)
     stats.update({
-        "tokens": float(len(full_text.split())),
+        "tokens": float(count_tokens(full_text)),
         "chars": float(len(full_text)),
-        "main_tokens": float(len(main_text.split())),
+        "main_tokens": float(count_tokens(main_text)),
         "main_chars": float(len(main_text)),
     })
     return stats
