@@ -76,6 +76,12 @@ def test_main_text_reaches_only_the_article_segment(rendered) -> None:
     config = load_config()
     counts = apply_rules(segmentation.segments, rules_from_config(config["filters"]["segment"]))
     assert [s.id for s in segmentation.segments if s.kept] == ["main"]
+    from wps.text.stage import filter_segments, map_main_text
+
+    staged = map_main_text(capture, segmentation, config)
+    filter_segments(capture, segmentation, staged)
+    assert by_id["main"].stats["c4_lines_dropped"] == 1.0  # the heading has no final stop
+    assert staged.kept_text == kept_main_text(capture, segmentation, staged.report)
     assert "no_main_text" in by_id["nav"].reasons and counts["kept"] == 1
     text = kept_main_text(capture, segmentation, report)
     assert text.splitlines()[-4:] == PARAGRAPHS

@@ -88,8 +88,14 @@ def filter_segments(capture: PageCapture, segmentation: Segmentation,
     """Mark every segment kept or dropped (segment rules); judge the page (page rules)."""
     from ..filters import TextUnit, apply_rules, evaluate_rules, rules_from_config
 
+    from ..filters.c4 import c4_kept_lines
+
     segment_rules = rules_from_config(result.config["filters"]["segment"])
     page_rules = rules_from_config(result.config["filters"]["page"])
+    for segment in segmentation.segments:  # spec §6: C4 no-punct lines, whether or not it drops
+        lines = [line for line in segment.main_text.splitlines() if line.strip()]
+        segment.stats["c4_lines_dropped"] = float(len(lines) - len(c4_kept_lines(
+            segment.main_text)[0]))
     result.counts = apply_rules(segmentation.segments, segment_rules)
     report = result.report
     result.page_reasons = evaluate_rules(TextUnit(report.main_text.text, report.page_stats),
