@@ -60,3 +60,14 @@ def test_fuzzy_anchor_and_unaligned_blocks(make_capture) -> None:
     assert kinds[2] == "none"
     assert [b.text for b in alignment.unaligned] == ["Text that is nowhere on the page at all."]
     assert alignment.covered.sum() == len(normalise(sentence)[0]) + len("shorttailtexthere.")
+
+
+def test_fuzzy_block_before_the_cursor_is_found_on_the_whole_page(make_capture) -> None:
+    first = "Tickets for the harbour festival go on sale on Friday morning."
+    middle = "A long middle paragraph about something else entirely. " * 6
+    last = "The last paragraph comes first in the extracted text."
+    capture = make_capture(("BODY", [("P", [first]), ("P", [middle]), ("P", [last])]))
+    alignment = align_main_text(capture, main(last, first.replace("Friday", "Fridya")))
+    assert [m.match for m in alignment.matches] == ["exact", "fuzzy"]
+    fuzzy = alignment.matches[1]
+    assert fuzzy.start == 0 and fuzzy.end >= len(normalise(first)[0]) - 2

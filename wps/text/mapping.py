@@ -192,10 +192,11 @@ def _locate(needle: str, page: str, cursor: int) -> BlockMatch:
     if len(needle) <= FUZZY_MAX_BLOCK and len(needle) >= 12:
         from rapidfuzz import fuzz
 
-        for low in (max(0, cursor - len(needle)), 0):
-            high = min(len(page), low + 4 * len(needle) + 400) if low else len(page)
-            if low == 0 and high - low > 50 * len(needle) + 4000:
-                break  # whole-page fuzzy search of a short block costs more than it is worth
+        near = (max(0, cursor - len(needle)), min(len(page), cursor + 3 * len(needle) + 400))
+        windows = [near]
+        if near != (0, len(page)) and len(page) <= 50 * len(needle) + 4000:
+            windows.append((0, len(page)))  # whole page, unless far too long for the block
+        for low, high in windows:
             result = fuzz.partial_ratio_alignment(needle, page[low:high],
                                                   score_cutoff=FUZZY_CUTOFF)
             if result is not None:
