@@ -92,3 +92,26 @@ def test_optional_dolma_rules() -> None:
 
 def test_split_words_separates_punctuation() -> None:
     assert split_words("Don't stop, e.g. now!") == ["Don't", "stop", ",", "e.g", ".", "now", "!"]
+
+
+def test_remaining_gopher_quality_reasons() -> None:
+    assert GopherQuality(max_doc_words=10)(u(PROSE)).reason == "gopher_long_doc"
+    # 20 "..." against ~100 tokens: ratio 0.2 > 0.1 (no hashes, so the hash check passes).
+    assert GopherQuality()(u(PROSE + " ..." * 20)).reason == "gopher_too_many_ellipsis"
+    # 5 of 5 lines end in "…" (> 30 %), while 5 "…" per ~80 tokens stays under 0.1.
+    trailing = "\n".join(line.rstrip(".") + "…" for line in PROSE.split(". "))
+    assert GopherQuality()(u(trailing)).reason == "gopher_too_many_end_ellipsis"
+
+
+def test_remaining_gopher_repetition_reasons() -> None:
+    # Paragraphs A, A, B, C: 1 of 4 repeated (0.25 ≤ 0.30) but A is most of the text.
+    long_paragraph = PROSE
+    text = "\n\n".join([long_paragraph, long_paragraph, "Short one.", "Another one."])
+    assert GopherRepetition()(u(text)).reason == "dup_para_char_frac"
+    only_three = GopherRepetition(top_n_grams=((3, 0.18),), dup_n_grams=())
+    assert only_three(u(PROSE + " " + "see you soon " * 12)).reason == "top_3_gram"
+    # A 200-character passage said twice on one line: repeated 5-grams hold > 15 % of the chars.
+    repeated = PROSE + " " + PROSE[:200]
+    no_top = GopherRepetition(top_n_grams=())
+    assert no_top(u(repeated)).reason == "duplicated_5_n_grams"
+    assert no_top(u(PROSE)).keep
