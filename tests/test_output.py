@@ -7,13 +7,13 @@ import json
 
 import pytest
 
+from wps.files import write_jsonl
 from wps.model import Node, PageCapture, Segment, Segmentation
 from wps.output import (
     draw_overlay,
     page_summary,
     segment_color,
     segment_records,
-    write_jsonl,
     write_page_outputs,
 )
 

@@ -8,14 +8,13 @@ Webis-WebSeg-20 ``nodes.csv`` columns hold (there as ``left,bottom,right,top``).
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import InputFileError
+from .files import staging_directory
 
 Box = tuple[float, float, float, float]
 """``(left, top, right, bottom)`` in page pixels, y down."""
@@ -161,9 +160,7 @@ class PageCapture:
         a crash never leaves a half-written capture behind.
         """
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        try:
+        with staging_directory(directory) as staging:
             screenshot_name = None
             if self.screenshot is not None and Path(self.screenshot).exists():
                 screenshot_name = "screenshot.png"
@@ -187,10 +184,6 @@ class PageCapture:
             }
             with open(staging / "capture.json", "w", encoding="utf-8") as handle:
                 json.dump(meta, handle, ensure_ascii=False)
-            _replace_directory(staging, directory)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
         if screenshot_name:
             self.screenshot = directory / screenshot_name
         return directory
@@ -287,7 +280,7 @@ class Segmentation:
         Coordinates are written as integers when they are integral; ``width`` and ``height`` are
         always integers, as the reference R code requires.
         """
-        segments = [_integral(segment.polygons) for segment in self.segments]
+        segments = [integral_coordinates(segment.polygons) for segment in self.segments]
         return {
             "id": self.page_id,
             "height": int(self.height),
@@ -296,21 +289,10 @@ class Segmentation:
         }
 
 
-def _integral(value: Any) -> Any:
+def integral_coordinates(value: Any) -> Any:
+    """Nested lists with integral floats as ints: the Webis JSON writes ``10``, not ``10.0``."""
     if isinstance(value, list):
-        return [_integral(item) for item in value]
+        return [integral_coordinates(item) for item in value]
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
-
-
-def _replace_directory(staging: Path, directory: Path) -> None:
-    """Move ``staging`` to ``directory``, replacing an older capture there in two renames."""
-    if directory.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
-        os.rmdir(old)
-        os.rename(directory, old)
-        os.rename(staging, directory)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(staging, directory)

@@ -11,29 +11,16 @@ from __future__ import annotations
 import colorsys
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
+from .files import atomic_file, staging_directory, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 
 CAPTURE_DIR = "capture"
 SEGMENTATION_FILE = "segmentation.json"
 SEGMENTS_FILE = "segments.jsonl"
 OVERLAY_FILE = "overlay.png"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _normal_mode(path: Path, directory: bool = False) -> None:
-    """Give a ``mkstemp``/``mkdtemp`` result (0600/0700) the permissions of an ordinary new file."""
-    os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
 
 
 def doc_id_for(url: str) -> str:
@@ -107,23 +94,6 @@ def page_summary(capture: PageCapture, segmentation: Segmentation) -> dict[str, 
     }
 
 
-def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> Path:
-    """Write records one JSON object per line (UTF-8), through a temporary file and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            for record in records:
-                stream.write(json.dumps(record, ensure_ascii=False) + "\n")
-        _normal_mode(Path(temporary))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
-
-
 def segment_color(index: int) -> tuple[int, int, int]:
     """Well-separated colours: hues stepped by the golden ratio."""
     hue = (index * 0.618033988749895) % 1.0
@@ -158,15 +128,8 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
         draw.rectangle((text_box[0] - 3, text_box[1] - 2, text_box[2] + 3, text_box[3] + 2),
                        fill=color)
         draw.text((left + 4, top + 3), label, fill="white", font=font)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(handle)
-    try:
-        image.save(temporary, format="PNG")
-        _normal_mode(Path(temporary))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_file(path, binary=True) as stream:
+        image.save(stream, format="PNG")
     return path
 
 
@@ -178,12 +141,8 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
     ``capture.screenshot`` points at the saved copy.
     """
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
-        _normal_mode(staging, directory=True)
+    with staging_directory(out_dir) as staging:
         capture.save(staging / CAPTURE_DIR)
-        _normal_mode(staging / CAPTURE_DIR, directory=True)
         with open(staging / SEGMENTATION_FILE, "w", encoding="utf-8") as handle:
             json.dump(segmentation.to_webis(), handle)
         records = segment_records(capture, segmentation)
@@ -191,25 +150,6 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
             records = [record for record in records if record["kept"]]
         write_jsonl(records, staging / SEGMENTS_FILE)
         draw_overlay(capture, segmentation, staging / OVERLAY_FILE)
-        _replace_directory(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     if capture.screenshot is not None:
         capture.screenshot = out_dir / CAPTURE_DIR / Path(capture.screenshot).name
     return out_dir
-
-
-def _replace_directory(staging: Path, directory: Path) -> None:
-    if directory.exists():
-        if not directory.is_dir():
-            from .errors import UsageError
-
-            raise UsageError(f"{directory}: exists and is not a folder")
-        old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
-        os.rmdir(old)
-        os.rename(directory, old)
-        os.rename(staging, directory)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(staging, directory)

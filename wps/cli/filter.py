@@ -7,12 +7,12 @@ every line gets fresh ``kept``/``reasons`` (written to ``--out``, or in place).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 
 from ..errors import InputFileError
+from ..files import iter_jsonl, write_jsonl
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,21 +47,10 @@ def refilter_records(records: list[dict], config: dict) -> Counter[str]:
 
 
 def read_records(path: Path) -> list[dict]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputFileError(f"{path}: unreadable ({err})") from None
+    """The lines of a ``segments.jsonl`` written with the text step (main text and stats)."""
     records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputFileError(f"{path}: line {number}: not JSON ({err.msg})") from None
-        if not isinstance(record, dict) or "stats" not in record or "main_text" not in record:
+    for number, record in iter_jsonl(path):
+        if "stats" not in record or "main_text" not in record:
             raise InputFileError(f"{path}: line {number}: no main_text/stats (not written by "
                                  "wps segment with the text step)")
         records.append(record)
@@ -70,8 +59,6 @@ def read_records(path: Path) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..output import write_jsonl
-
     config = load_config(args.config)
     records = read_records(args.segments)
     counts = refilter_records(records, config)

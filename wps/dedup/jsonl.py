@@ -9,15 +9,13 @@ to a temporary file and renamed, so a failed run leaves no partial file.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError
+from ..files import iter_jsonl, write_jsonl
 from ..model import Segment
 from . import Deduplicator
 
@@ -33,24 +31,10 @@ class DedupSummary:
 
 def _read(source: Path) -> list[dict[str, Any]]:
     records = []
-    try:
-        with open(source, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise InputFileError(
-                        f"{source}:{number}: not a JSON line ({err.msg})"
-                    ) from None
-                if not isinstance(record, dict) or not isinstance(record.get("url"), str):
-                    raise InputFileError(f"{source}:{number}: a segment line needs a 'url'")
-                records.append(record)
-    except FileNotFoundError:
-        raise InputFileError(f"{source}: segments file does not exist") from None
-    except UnicodeDecodeError as err:
-        raise InputFileError(f"{source}: not UTF-8 text ({err.reason})") from None
+    for number, record in iter_jsonl(source):
+        if not isinstance(record.get("url"), str):
+            raise InputFileError(f"{source}:{number}: a segment line needs a 'url'")
+        records.append(record)
     return records
 
 
@@ -88,15 +72,5 @@ def dedup_jsonl(
             record["simhash"] = segment.extra["simhash"]
             record["dup"] = segment.extra["dup"]
             summary.dropped.update(set(segment.reasons) - old)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as writer:
-            for record in records:
-                writer.write(json.dumps(record, ensure_ascii=False) + "\n")
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    write_jsonl(records, target)
     return summary

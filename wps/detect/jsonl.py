@@ -11,14 +11,13 @@ interrupted run leaves the input untouched and no partial output.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 from ..errors import InputFileError
+from ..files import atomic_file, iter_jsonl
 from .binoculars import BinocularsResult, BinocularsScorer
 
 __all__ = ["ScoreSummary", "score_jsonl", "segment_text", "binoculars_record"]
@@ -56,19 +55,6 @@ def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dic
     }
 
 
-def _records(handle: IO[str], path: Path) -> Iterator[dict[str, Any]]:
-    for number, line in enumerate(handle, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputFileError(f"{path}:{number}: not a JSON line ({err.msg})") from None
-        if not isinstance(record, dict):
-            raise InputFileError(f"{path}:{number}: a segment line must be a JSON object")
-        yield record
-
-
 def _score_window(
     window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary
 ) -> None:
@@ -99,28 +85,14 @@ def score_jsonl(
     target = Path(destination) if destination is not None else source
     if not source.is_file():
         raise InputFileError(f"{source}: segments file does not exist")
-    target.parent.mkdir(parents=True, exist_ok=True)
     summary = ScoreSummary()
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with (
-            open(source, encoding="utf-8") as reader,
-            os.fdopen(descriptor, "w", encoding="utf-8") as writer,
-        ):
-            window: list[dict[str, Any]] = []
-            for record in _records(reader, source):
-                window.append(record)
-                if len(window) >= WINDOW_LINES:
-                    _flush(window, scorer, summary, writer)
-            _flush(window, scorer, summary, writer)
-        os.replace(temporary, target)
-    except UnicodeDecodeError as err:
-        os.unlink(temporary)
-        raise InputFileError(f"{source}: not UTF-8 text ({err.reason})") from None
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    with atomic_file(target) as writer:
+        window: list[dict[str, Any]] = []
+        for _, record in iter_jsonl(source):
+            window.append(record)
+            if len(window) >= WINDOW_LINES:
+                _flush(window, scorer, summary, writer)
+        _flush(window, scorer, summary, writer)
     return summary
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError, SchemaError, UsageError
+from ..files import write_text_atomic
+from ..model import integral_coordinates
 
 MultiPolygonJson = list[list[list[list[float]]]]
 """A Webis segment: polygons, each an outer ring then holes, each ring a closed list of [x, y]."""
@@ -59,7 +59,7 @@ class WebisSegmentations:
             "height": int(self.height),
             "width": int(self.width),
             "segmentations": {
-                name: [_integral(segment) for segment in segments]
+                name: [integral_coordinates(segment) for segment in segments]
                 for name, segments in self.segmentations.items()
             },
         }
@@ -149,16 +149,7 @@ def write_segmentations(obj: WebisSegmentations | dict[str, Any], path: str | Pa
     """Write compact JSON with integer width/height, atomically (temp file, then rename)."""
     segmentations = parse_segmentations(obj, source=str(path))
     text = json.dumps(segmentations.to_json(), separators=(",", ":"), ensure_ascii=False)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text + "\n")
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text + "\n")
 
 
 def check_same_page(truth: WebisSegmentations, algorithm: WebisSegmentations) -> None:
@@ -170,11 +161,3 @@ def check_same_page(truth: WebisSegmentations, algorithm: WebisSegmentations) ->
                 f"{algorithm.source}: {attribute} {got!r} differs from the ground truth's "
                 f"{expected!r} ({truth.source}); can merge tasks with same {attribute}s only"
             )
-
-
-def _integral(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_integral(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..capture.sources import is_url, page_id_for
-from ..errors import InputFileError
+from ..files import read_text
 
 
 def read_source_list(path: str | Path) -> list[str]:
@@ -14,12 +14,7 @@ def read_source_list(path: str | Path) -> list[str]:
     Relative file paths are taken relative to the list's folder, so a list travels with its files.
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such URL list") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputFileError(f"{path}: unreadable URL list ({err})") from None
+    lines = read_text(path, "URL list").splitlines()
     sources: list[str] = []
     seen: set[str] = set()
     for line in lines:

@@ -1,0 +1,134 @@
+"""Atomic file and folder writes, and JSONL reading, shared by every stage that writes outputs.
+
+A failed run must never leave a half-written file or folder: everything is written to a temporary
+sibling first and renamed into place (a rename within one folder is atomic on POSIX).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Iterable, Iterator
+
+from .errors import InputFileError, UsageError
+
+__all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
+           "iter_jsonl"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _normal_mode(path: str | Path, directory: bool = False) -> None:
+    """Give a ``mkstemp``/``mkdtemp`` result (0600/0700) the permissions of an ordinary new file."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
+
+
+@contextmanager
+def atomic_file(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
+    """An open temporary file that replaces ``path`` when the block ends without an error.
+
+    Text files are UTF-8. On an error the temporary file is removed and ``path`` is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with (os.fdopen(handle, "wb") if binary
+              else os.fdopen(handle, "w", encoding="utf-8")) as stream:
+            yield stream
+        _normal_mode(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename."""
+    with atomic_file(path) as stream:
+        stream.write(text)
+    return Path(path)
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> Path:
+    """Write records one JSON object per line (UTF-8), through a temporary file and a rename."""
+    with atomic_file(path) as stream:
+        for record in records:
+            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return Path(path)
+
+
+@contextmanager
+def staging_directory(directory: str | Path) -> Iterator[Path]:
+    """A temporary sibling folder that replaces ``directory`` when the block ends without an error.
+
+    An older ``directory`` is swapped out by two renames and then deleted; on an error the staging
+    folder is removed and ``directory`` is untouched.
+    """
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: exists and is not a folder")
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        _normal_mode(staging, directory=True)
+        yield staging
+        _replace_directory(staging, directory)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _replace_directory(staging: Path, directory: Path) -> None:
+    if not directory.exists():
+        os.rename(staging, directory)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
+    os.rmdir(old)
+    os.rename(directory, old)
+    os.rename(staging, directory)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The UTF-8 text of ``path``; a missing or unreadable file is an :class:`InputFileError`
+    naming ``what`` it should have been."""
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such {what}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFileError(f"{path}: unreadable {what} ({err})") from None
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file, read as a stream.
+
+    Errors name the file and line: missing file, not UTF-8, not JSON, not a JSON object.
+    """
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise InputFileError(f"{path}:{number}: not a JSON line ({err.msg})") from None
+                if not isinstance(record, dict):
+                    raise InputFileError(f"{path}:{number}: a line must be a JSON object")
+                yield number, record
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"{path}: not UTF-8 text ({err.reason})") from None
