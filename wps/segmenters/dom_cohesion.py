@@ -22,7 +22,11 @@ limit. Where wps departs from the paper and the prototype (each switchable unles
 - a candidate covering more than ``max_page_fraction`` of the page is split into its children
   before the prototype's drop rule applies;
 - a segment's box is the union of the drawn boxes of its subtree (always on), and the Canny
-  crop has a 2 px margin so background borders count as edges.
+  crop has a 2 px margin so background borders count as edges;
+- a coverage pass (``cover_uncovered_content``, not in the paper) turns visible text and images
+  that no segment holds — the paper's eliminator and the post-filters can leave whole article
+  bodies out — into segments of their own (``_coverage.py``), so every visible text node lies in
+  exactly one segment.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 from ..errors import SegmentationError, UsageError
 from ..model import Box, PageCapture, Segment, Segmentation
@@ -92,6 +98,20 @@ class DomCohesionSegmenter:
         ``cv2.Canny`` hysteresis thresholds (algorithms.md §1.2: 100, 200).
     min_segment_area
         Segments with a smaller clipped box (px²) are dropped.
+    clip_to_screenshot
+        ``True`` clips every box to the captured page height, as the prototype clips to the page:
+        on a truncated capture (taller than the screenshot cap) everything below the cap then
+        has no area and is dropped — often the whole article body of a long page. Default
+        ``False``: below the cap boxes keep their DOM extent (beyond ``Segmentation.height``).
+    cover_uncovered_content
+        wps addition, not in the paper: after the post-filters, the maximal subtrees holding
+        visible text or images that no segment holds become segments (coarsest first; split into
+        their children where they would exceed ``max_page_fraction`` or overlap a segment), so no
+        visible text is lost (below the screenshot cap too, unless ``clip_to_screenshot``).
+        ``False`` gives the paper's output. Default ``True``.
+    coverage_groups_siblings
+        In the coverage pass, a run of consecutive uncovered siblings (an article's paragraphs
+        beside a segmented figure) becomes one segment; ``False`` emits each sibling on its own.
     """
 
     iqr_k: float = 1.5
@@ -110,6 +130,9 @@ class DomCohesionSegmenter:
     canny_low: int = 100
     canny_high: int = 200
     min_segment_area: float = 16.0
+    clip_to_screenshot: bool = False
+    cover_uncovered_content: bool = True
+    coverage_groups_siblings: bool = True
     name: str = "dom-cohesion"
 
     def __post_init__(self) -> None:
@@ -141,6 +164,8 @@ class DomCohesionSegmenter:
         fence = iqr_fence(blocks.population(), self.iqr_k)
         groups = self._eliminate(page, blocks, fence)
         segments = self._post_filter(page, blocks, groups, fence)
+        if self.cover_uncovered_content:
+            segments = self._cover(page, blocks, segments)
         if self.use_screenshot and page.screenshot is not None and Path(page.screenshot).exists():
             from ._canny import tighten_boxes
 
@@ -204,7 +229,7 @@ class DomCohesionSegmenter:
                 continue
             node_ids = [member for node in group for member in subtree_ids(page, node)]
             drawn = blocks.drawn_box(group) or _union(page.nodes[node].bbox for node in group)
-            box = _clip(drawn, page.width, page.height)
+            box = _clip(drawn, page.width, self._bottom_limit(page))
             if _area(box) < self.min_segment_area:
                 continue
             kept.append((group, node_ids, box))
@@ -227,6 +252,44 @@ class DomCohesionSegmenter:
         return segments
 
 
+    def _bottom_limit(self, page: PageCapture) -> float:
+        """Where boxes are clipped at the bottom: the page, or nowhere below a screenshot cap."""
+        if page.screenshot_truncated and not self.clip_to_screenshot:
+            return float("inf")
+        return float(page.height)
+
+    def _cover(self, page: PageCapture, blocks: BlockStructure,
+               segments: list[Segment]) -> list[Segment]:
+        """Add segments for the visible content no segment holds; all in document order."""
+        from ._coverage import free_groups, visible_content
+
+        bottom_limit = self._bottom_limit(page)
+        content = visible_content(page, bottom_limit)
+        covered = np.zeros(len(page.nodes), dtype=bool)
+        for segment in segments:
+            covered[segment.node_ids] = True
+        if not (content & ~covered).any():
+            return segments
+        page_area = float(page.width) * float(page.height)
+        found = free_groups(page, covered, content, blocks.drawn_boxes,
+                            [segment.bbox for segment in segments],
+                            max_area=self.max_page_fraction * page_area,
+                            bottom_limit=bottom_limit,
+                            group_siblings=self.coverage_groups_siblings)
+        added: list[Segment] = []
+        for group in found:
+            node_ids = [member for node in group.members for member in subtree_ids(page, node)]
+            segment = Segment.from_box("", group.box, node_ids)
+            segment.text = reading_text(page, node_ids)
+            segment.extra.update(dom_bbox=list(group.box), block_type="uncovered", records=[],
+                                 heterogeneity=None, iqr_fence=None)
+            added.append(segment)
+        merged = sorted([*segments, *added], key=lambda segment: min(segment.node_ids))
+        for number, segment in enumerate(merged):  # capture ids are in document order
+            segment.id = str(number)
+        return merged
+
+
 def _visible(style: dict[str, str]) -> bool:
     return style.get("display") != "none" and style.get("visibility") not in _HIDDEN_VISIBILITY
 
@@ -241,7 +304,7 @@ def _union(boxes: Iterable[Box]) -> Box:
             max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def _clip(box: Box, width: int, height: int) -> Box:
+def _clip(box: Box, width: int, height: float) -> Box:
     left = min(max(box[0], 0.0), float(width))
     right = min(max(box[2], 0.0), float(width))
     top = min(max(box[1], 0.0), float(height))
