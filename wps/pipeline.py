@@ -12,18 +12,69 @@ Example
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import DatasetError, InputFileError
+from .errors import DatasetError, InputFileError, UsageError
 from .model import PageCapture, Segmentation
-from .segmenters import build_segmenter
+from .segmenters import Segmenter, build_segmenter
 
 if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this module light
     from .capture import Browser, CaptureOptions
 
 DEFAULT_SEGMENTER = "dom-cohesion"
+
+
+@dataclass(slots=True)
+class PipelineOptions:
+    """Every option of the page pipeline in one object, shared by the API, ``wps segment`` and
+    ``wps batch`` (one place to add an option, and batch workers receive it as one value).
+
+    ``None`` turns the noise and dedup steps off.
+    """
+
+    segmenter: str = DEFAULT_SEGMENTER
+    segmenter_options: dict[str, Any] = field(default_factory=dict)
+    """The segmenter's keyword arguments (see its class)."""
+    capture_options: CaptureOptions | None = None
+    """Rendering options for URLs and HTML files (``None``: the defaults)."""
+    text: bool = True
+    """Map the main text onto the segments and mark each kept or dropped by the filter rules."""
+    config: dict[str, Any] | str | Path | None = None
+    """A TOML path, or a dict from :func:`wps.config.load_config`: extractor and thresholds."""
+    extractor: str | None = None
+    """Overrides the config's ``[extract] extractor``."""
+    noise_model: str | Path | None = None
+    """A ``wps train-noise`` folder: cut boilerplate tails off segment texts."""
+    dedup_db: str | Path | None = None
+    """A SQLite state file: mark segments repeated from earlier pages of the site."""
+    keep_only: bool = False
+    """Write only the kept segments (what may reach the detector)."""
+
+    def __post_init__(self) -> None:
+        if self.keep_only and not self.text:
+            raise UsageError("keep_only (--keep-only) needs the filters of the text step; "
+                             "drop text=False (--no-text)")
+
+    @classmethod
+    def resolve(cls, options: PipelineOptions | None, overrides: dict[str, Any]) -> PipelineOptions:
+        """``options`` (or the defaults) with single fields replaced by keyword ``overrides``."""
+        options = options or cls()
+        if not overrides:
+            return options
+        unknown = sorted(set(overrides) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise UsageError(f"unknown pipeline option(s) {unknown}; "
+                             f"choose from {sorted(cls.__dataclass_fields__)}")
+        return replace(options, **overrides)
+
+    def build_segmenter(self) -> Segmenter:
+        """The configured segmenter; options it does not take are a :class:`UsageError`."""
+        try:
+            return build_segmenter(self.segmenter, **self.segmenter_options)
+        except TypeError as err:
+            raise UsageError(f"segmenter options of {self.segmenter}: {err}") from None
 
 
 @dataclass(slots=True)
@@ -65,60 +116,43 @@ def load_capture(
     return capture_page(source, capture_options, browser=browser)
 
 
-def run_segmenter(
-    capture: PageCapture, segmenter: str = DEFAULT_SEGMENTER,
-    segmenter_options: dict[str, Any] | None = None,
-) -> Segmentation:
-    """Step 2: the named segmenter's segmentation of the capture."""
-    return build_segmenter(segmenter, **(segmenter_options or {})).segment(capture)
-
-
 def segment(
     source: str | Path | PageCapture,
+    options: PipelineOptions | None = None,
     *,
-    segmenter: str = DEFAULT_SEGMENTER,
-    segmenter_options: dict[str, Any] | None = None,
-    capture_options: CaptureOptions | None = None,
     browser: Browser | None = None,
-    noise_model: str | Path | None = None,
-    dedup_db: str | Path | None = None,
-    text: bool = True,
-    config: dict[str, Any] | str | Path | None = None,
-    extractor: str | None = None,
+    **overrides: Any,
 ) -> PageResult:
     """Capture (unless given a capture) and segment one page.
 
     ``source`` is an http(s) URL, a local ``.html``/``.html.gz`` file, a Webis-WebSeg-20 page
     folder (with ``nodes.csv``), a saved capture folder (with ``capture.json``) or a
-    :class:`~wps.model.PageCapture`. Pass a :class:`~wps.capture.Browser` to reuse one Chromium
-    across pages. Segmenter options are the segmenter's keyword arguments (see its class).
-    ``noise_model`` (a ``wps train-noise`` folder) cuts boilerplate tails off segment texts;
-    ``dedup_db`` (a SQLite state file) marks segments repeated from earlier pages of the site.
-    Both steps are off when ``None``. ``text`` maps the main text onto the segments and marks
-    each kept or dropped by the filter rules; ``config`` (a TOML path, or a dict from
-    :func:`wps.config.load_config`) sets extractor and thresholds; ``extractor`` overrides its
-    ``[extract] extractor``.
+    :class:`~wps.model.PageCapture`. ``options`` (default :class:`PipelineOptions`) says which
+    steps run and how; keyword ``overrides`` replace single fields of it, so
+    ``segment(page, segmenter="baseline")`` works without building an options object. Pass a
+    :class:`~wps.capture.Browser` to reuse one Chromium across pages.
     """
-    segmenter_instance = build_segmenter(segmenter, **(segmenter_options or {}))  # fail fast
-    capture = load_capture(source, capture_options=capture_options, browser=browser)
+    options = PipelineOptions.resolve(options, overrides)
+    segmenter_instance = options.build_segmenter()  # fail fast, before any capture
+    capture = load_capture(source, capture_options=options.capture_options, browser=browser)
     segmentation = segmenter_instance.segment(capture)
     text_result = None
-    if text:  # main text onto segments (text-and-filters.md §1)
+    if options.text:  # main text onto segments (text-and-filters.md §1)
         from .text.stage import map_main_text
 
-        text_result = map_main_text(capture, segmentation, config, extractor)
-    if noise_model is not None:  # after text mapping, before the filters
+        text_result = map_main_text(capture, segmentation, options.config, options.extractor)
+    if options.noise_model is not None:  # after text mapping, before the filters
         from .noise import NoiseTailCutter
 
-        NoiseTailCutter(noise_model).process(segmentation.segments)
+        NoiseTailCutter(options.noise_model).process(segmentation.segments)
     if text_result is not None:  # filter rules (§2, §3): kept / reasons on every segment
         from .text.stage import filter_segments
 
         filter_segments(capture, segmentation, text_result)
-    if dedup_db is not None:  # after the filters: measured against earlier pages of the site
+    if options.dedup_db is not None:  # after the filters: measured against earlier pages of the site
         from .dedup import Deduplicator
 
-        with Deduplicator(dedup_db) as deduplicator:
+        with Deduplicator(options.dedup_db) as deduplicator:
             deduplicator.process(capture.url, segmentation.segments)
     return PageResult(capture, segmentation, text=text_result)
 
@@ -126,31 +160,23 @@ def segment(
 def segment_to_directory(
     source: str | Path | PageCapture,
     out_dir: str | Path,
+    options: PipelineOptions | None = None,
     *,
-    segmenter: str = DEFAULT_SEGMENTER,
-    segmenter_options: dict[str, Any] | None = None,
-    capture_options: CaptureOptions | None = None,
     browser: Browser | None = None,
-    noise_model: str | Path | None = None,
-    dedup_db: str | Path | None = None,
-    text: bool = True,
-    config: dict[str, Any] | str | Path | None = None,
-    extractor: str | None = None,
-    keep_only: bool = False,
+    **overrides: Any,
 ) -> PageResult:
     """:func:`segment`, then write every output into ``out_dir`` atomically.
 
     ``out_dir`` gets ``capture/`` (the page capture), ``segmentation.json`` (Webis format, what
     ``wps eval`` reads), ``segments.jsonl`` and ``overlay.png``; it replaces an older folder there.
-    ``keep_only`` writes only the kept segments to ``segments.jsonl``.
+    ``options.keep_only`` writes only the kept segments to ``segments.jsonl``.
     """
     from .output import write_page_outputs
 
-    result = segment(source, segmenter=segmenter, segmenter_options=segmenter_options,
-                     capture_options=capture_options, browser=browser, noise_model=noise_model,
-                     dedup_db=dedup_db, text=text, config=config, extractor=extractor)
+    options = PipelineOptions.resolve(options, overrides)
+    result = segment(source, options, browser=browser)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
-    write_page_outputs(result.capture, result.segmentation, out_dir, keep_only=keep_only)
+    write_page_outputs(result.capture, result.segmentation, out_dir, keep_only=options.keep_only)
     if rendered_screenshot is not None and not isinstance(source, PageCapture):
         from .capture import discard_screenshot
 

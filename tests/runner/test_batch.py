@@ -12,10 +12,12 @@ from wps.capture.sources import page_id_for
 from wps.cli import main
 from wps.errors import InputFileError, UnknownSegmenterError
 from wps.model import PageCapture
+from wps.pipeline import PipelineOptions
 from wps.runner import BatchOptions, read_source_list, run_batch, source_key
 
 FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=10,
                       screenshot=False)
+FAST_PIPELINE = PipelineOptions(capture_options=FAST)
 CLI_FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10", "--no-screenshot",
             "--no-progress"]
 
@@ -52,7 +54,7 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
     sources = [*good, missing, str(local)]
-    summary = run_batch(sources, out, BatchOptions(capture=FAST, progress=False))
+    summary = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False))
     assert (summary.total, summary.done, summary.skipped, summary.failed) == (4, 3, 0, 1)
     for source in [*good, str(local)]:
         capture = PageCapture.load(out / source_key(source) / "capture")
@@ -67,11 +69,11 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
                          "message": f"{missing}: HTTP 404 Not Found", "exit_code": 13}]
     assert json.loads((out / "summary.json").read_text())["failed"] == 1
 
-    again = run_batch(sources, out, BatchOptions(capture=FAST, progress=False))
+    again = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False))
     assert (again.done, again.skipped, again.failed) == (0, 3, 1)  # only the failure is retried
 
-    segmented = run_batch(good, out, BatchOptions(capture=FAST, progress=False,
-                                                  segmenter="baseline"))
+    segmented = run_batch(good, out, BatchOptions(
+        pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), progress=False))
     assert (segmented.done, segmented.skipped) == (2, 0)  # another segmenter redoes the pages
     webis = json.loads((out / source_key(good[0]) / "segmentation.json").read_text())
     assert webis["id"] == source_key(good[0]) and list(webis["segmentations"]) == ["baseline"]
@@ -81,7 +83,7 @@ def test_batch_with_two_worker_processes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
     summary = run_batch([*good, missing, str(local)], out,
-                        BatchOptions(workers=2, capture=FAST, progress=False))
+                        BatchOptions(workers=2, pipeline=FAST_PIPELINE, progress=False))
     assert (summary.done, summary.failed) == (3, 1)
     texts = {source: [n.text for n in PageCapture.load(out / source_key(source) / "capture").nodes
                       if n.is_text] for source in [*good, str(local)]}

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .capture import add_capture_options, options_from_args
+from .segment import add_pipeline_arguments, pipeline_options_from_args
 
 PARTIAL_FAILURE_EXIT = 9
 """Exit code when the batch finished but some pages failed (see failures.jsonl)."""
@@ -22,14 +22,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("urls_file", type=Path, help="one URL or local file per line; # comments")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
-    parser.add_argument("--segmenter", default=None,
-                        help="segmenter name (default: the pipeline's default segmenter)")
     parser.add_argument("--workers", type=int, default=1,
                         help="worker processes (one Chromium each)")
     parser.add_argument("--restart-every", type=int, default=50,
                         help="restart each worker's Chromium after this many pages")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_capture_options(parser)
+    add_pipeline_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -38,9 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     options = BatchOptions(
         workers=args.workers,
-        segmenter=args.segmenter,
         restart_every=args.restart_every,
-        capture=options_from_args(args),
+        pipeline=pipeline_options_from_args(args),
         progress=False if args.no_progress else None,
     )
     sources = read_source_list(args.urls_file)

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..output import MAIN_TEXT_FILE
+from ..pipeline import DEFAULT_SEGMENTER, PipelineOptions
 from .capture import add_capture_options, options_from_args
 
 
@@ -22,15 +24,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("source",
                         help="URL, .html/.html.gz file, Webis page folder or capture folder")
-    parser.add_argument("--segmenter", default="dom-cohesion",
+    parser.add_argument("--out", type=Path, default=None, help="output folder (--format files)")
+    parser.add_argument("--format", choices=("files", "json"), default="files",
+                        help="files: write --out DIR; json: print to stdout, write nothing")
+    add_pipeline_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
+    """The :class:`~wps.pipeline.PipelineOptions` arguments, shared by ``segment`` and ``batch``."""
+    parser.add_argument("--segmenter", default=DEFAULT_SEGMENTER,
                         help="segmenter name (default: %(default)s)")
     parser.add_argument(
         "--option", "-O", action="append", default=[], metavar="KEY=VALUE",
         help="segmenter option, VALUE parsed as JSON when it can be (e.g. -O iqr_k=3)",
     )
-    parser.add_argument("--out", type=Path, default=None, help="output folder (--format files)")
-    parser.add_argument("--format", choices=("files", "json"), default="files",
-                        help="files: write --out DIR; json: print to stdout, write nothing")
     parser.add_argument("--noise-model", type=Path, default=None,
                         help="cut boilerplate tails with this 'wps train-noise' model (default off)")
     parser.add_argument("--dedup-db", type=Path, default=None,
@@ -46,7 +54,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     text.add_argument("--no-text", dest="text", action="store_false",
                       help="skip main-text mapping and filters")
     add_capture_options(parser)
-    parser.set_defaults(run=run)
+
+
+def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
+    """The :class:`~wps.pipeline.PipelineOptions` the arguments of
+    :func:`add_pipeline_arguments` describe; bad segmenter options fail here, before any work."""
+    options = PipelineOptions(
+        segmenter=args.segmenter,
+        segmenter_options=parse_segmenter_options(args.option),
+        capture_options=options_from_args(args),
+        text=args.text,
+        config=args.config,
+        extractor=args.extractor,
+        noise_model=args.noise_model,
+        dedup_db=args.dedup_db,
+        keep_only=args.keep_only,
+    )
+    options.build_segmenter()
+    return options
 
 
 def parse_segmenter_options(items: list[str]) -> dict[str, Any]:
@@ -71,28 +96,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--out DIR is required (or use --format json)")
     if args.format == "json" and args.out is not None:
         raise UsageError("--format json writes to stdout only; drop --out")
-    segmenter_options = parse_segmenter_options(args.option)
-    try:
-        from ..segmenters import build_segmenter
-
-        build_segmenter(args.segmenter, **segmenter_options)
-    except TypeError as err:
-        raise UsageError(f"--option: {args.segmenter}: {err}") from None
-    capture_options = options_from_args(args)
-    keywords = dict(segmenter=args.segmenter, segmenter_options=segmenter_options,
-                    capture_options=capture_options, noise_model=args.noise_model,
-                    dedup_db=args.dedup_db, text=args.text, config=args.config,
-                    extractor=args.extractor)
-    if args.keep_only and not args.text:
-        raise UsageError("--keep-only needs the filters; drop --no-text")
+    options = pipeline_options_from_args(args)
     if args.format == "json":
         from ..capture import discard_screenshot
         from ..output import page_summary
 
-        result = segment(args.source, **keywords)
+        result = segment(args.source, options)
         try:
             summary = page_summary(result.capture, result.segmentation)
-            if args.keep_only:
+            if options.keep_only:
                 summary["segments"] = [s for s in summary["segments"] if s["kept"]]
             if result.text is not None:
                 summary["main_text"] = result.text.to_json()
@@ -107,14 +119,14 @@ def run(args: argparse.Namespace) -> int:
             if result.capture.source == "browser":
                 discard_screenshot(result.capture.screenshot)
         return 0
-    result = segment_to_directory(args.source, args.out, keep_only=args.keep_only, **keywords)
+    result = segment_to_directory(args.source, args.out, options)
     print(
         f"{result.capture.url}: {len(result.segmentation.segments)} segments "
-        f"({args.segmenter}) -> {args.out}",
+        f"({options.segmenter}) -> {args.out}",
         file=sys.stderr,
     )
     if result.text is not None:  # page-level text report: unaligned main text, page verdict
-        result.text.write(args.out / "main-text.json")
+        result.text.write(args.out / MAIN_TEXT_FILE)
         print(f"{result.capture.url}: {result.text.counts['kept']} segments kept, "
               f"{len(result.text.report.unaligned)} main-text blocks not found on the page",
               file=sys.stderr)

@@ -16,18 +16,19 @@ failures file are written by the parent process only, so workers never race on t
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import IO, Iterator
 
 from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import UsageError
+from ..files import write_text_atomic
+from ..pipeline import PipelineOptions
 from .sources import source_key
 from .worker import PageOutcome, PageTask, run_page
 
@@ -38,13 +39,12 @@ SUMMARY_FILE = "summary.json"
 
 @dataclass(slots=True)
 class BatchOptions:
-    """How a batch runs; ``capture`` holds the rendering options of every page."""
+    """How a batch runs; ``pipeline`` is what every page goes through, as in ``wps segment``."""
 
     workers: int = 1
-    segmenter: str | None = None
     restart_every: int | None = 50
     """Restart each worker's Chromium after this many pages (bounds memory growth)."""
-    capture: CaptureOptions = field(default_factory=CaptureOptions)
+    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
     progress: bool | None = None
     """Show a tqdm bar: ``None`` = only on a terminal."""
 
@@ -80,28 +80,24 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     started = time.perf_counter()
     out = Path(out_dir)
     done_dir = out / DONE_FOLDER
-    find_chromium(options.capture.chromium_path)  # no browser: fail once, not once per page
-    if options.segmenter is not None:
-        from ..segmenters import build_segmenter
-
-        build_segmenter(options.segmenter)  # an unknown name fails now, not once per page
+    pipeline = _checked_pipeline(options.pipeline)
+    segmenter = pipeline.segmenter
     done_dir.mkdir(parents=True, exist_ok=True)
     summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
     tasks = []
     for source in sources:
         key = source_key(source)
-        if _is_done(done_dir / key, options.segmenter):
+        if _is_done(done_dir / key, segmenter):
             summary.skipped += 1
         else:
-            tasks.append(PageTask(source, str(out / key), options.segmenter, options.capture,
-                                  options.restart_every))
+            tasks.append(PageTask(source, str(out / key), pipeline, options.restart_every))
     bar = tqdm(total=len(sources), initial=summary.skipped, unit="page", file=sys.stderr,
                disable=None if options.progress is None else not options.progress,
                dynamic_ncols=True)
     with open(out / FAILURES_FILE, "w", encoding="utf-8") as failures:
         for result in _results(tasks, options.workers):
             if result.ok:
-                _mark_done(done_dir / source_key(result.source), result, options.segmenter)
+                _mark_done(done_dir / source_key(result.source), result, segmenter)
                 summary.done += 1
             else:
                 _record_failure(failures, result)
@@ -114,12 +110,27 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     return summary
 
 
+def _checked_pipeline(pipeline: PipelineOptions) -> PipelineOptions:
+    """Fail once, before any page, on what would fail every page: no Chromium, an unknown
+    segmenter or options it does not take, a bad config file (read here once for all workers)."""
+    capture_options = pipeline.capture_options or CaptureOptions()
+    find_chromium(capture_options.chromium_path)
+    pipeline.build_segmenter()
+    config = pipeline.config
+    if pipeline.text:
+        from ..text.stage import resolve_config
+
+        config = resolve_config(pipeline.config, pipeline.extractor)
+    return replace(pipeline, capture_options=capture_options, config=config)
+
+
 def _results(tasks: list[PageTask], workers: int) -> Iterator[PageOutcome]:
     """Results in completion order; one worker runs in this process (no pool to start)."""
     if not tasks:
         return
     if workers == 1:
-        with Browser(tasks[0].options, restart_every=tasks[0].restart_every) as browser:
+        with Browser(tasks[0].pipeline.capture_options,
+                     restart_every=tasks[0].restart_every) as browser:
             for task in tasks:
                 yield run_page(task, browser)
         return
@@ -162,7 +173,7 @@ def _died(task: PageTask) -> PageOutcome:
                       f"{task.source}: worker process died while rendering the page", 1)
 
 
-def _is_done(marker: Path, segmenter: str | None) -> bool:
+def _is_done(marker: Path, segmenter: str) -> bool:
     """A page is done if its marker exists and names the same segmenter (a new one redoes it)."""
     try:
         record = json.loads(marker.read_text(encoding="utf-8"))
@@ -171,11 +182,9 @@ def _is_done(marker: Path, segmenter: str | None) -> bool:
     return isinstance(record, dict) and record.get("segmenter") == segmenter
 
 
-def _mark_done(marker: Path, result: PageOutcome, segmenter: str | None) -> None:
+def _mark_done(marker: Path, result: PageOutcome, segmenter: str) -> None:
     record = {"url": result.source, "segmenter": segmenter, "seconds": round(result.seconds, 3)}
-    temp = marker.with_name(f".{marker.name}.tmp")
-    temp.write_text(json.dumps(record), encoding="utf-8")
-    os.replace(temp, marker)
+    write_text_atomic(marker, json.dumps(record))
 
 
 def _record_failure(handle: IO[str], result: PageOutcome) -> None:
@@ -186,6 +195,4 @@ def _record_failure(handle: IO[str], result: PageOutcome) -> None:
 
 
 def _write_summary(path: Path, summary: BatchSummary) -> None:
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps(asdict(summary), indent=1), encoding="utf-8")
-    os.replace(temp, path)
+    write_text_atomic(path, json.dumps(asdict(summary), indent=1))

@@ -13,10 +13,11 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..capture import Browser, CaptureOptions
 from ..errors import WpsError
+from ..output import MAIN_TEXT_FILE
+from ..pipeline import PipelineOptions, segment_to_directory
 
 _BROWSER: Browser | None = None
 
@@ -25,8 +26,8 @@ _BROWSER: Browser | None = None
 class PageTask:
     source: str
     out_dir: str
-    segmenter: str | None
-    options: CaptureOptions
+    pipeline: PipelineOptions
+    """With ``capture_options`` set: the worker's browser is launched with them."""
     restart_every: int | None
 
 
@@ -58,8 +59,9 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
     """
     started = time.perf_counter()
     try:
-        browser = browser or worker_browser(task.options, task.restart_every)
-        process_page(task.source, Path(task.out_dir), task.segmenter, task.options, browser)
+        browser = browser or worker_browser(task.pipeline.capture_options or CaptureOptions(),
+                                            task.restart_every)
+        process_page(task.source, Path(task.out_dir), task.pipeline, browser)
     except WpsError as err:
         return PageOutcome(task.source, task.out_dir, False, time.perf_counter() - started,
                           type(err).__name__, str(err), err.exit_code)
@@ -72,20 +74,9 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
     return PageOutcome(task.source, task.out_dir, True, time.perf_counter() - started)
 
 
-def process_page(
-    source: str,
-    out_dir: Path,
-    segmenter: str | None,
-    options: CaptureOptions,
-    browser: Browser,
-) -> None:
-    """The per-page pipeline: capture, segment and write every output into ``out_dir``.
-
-    ``segmenter=None`` uses the pipeline's default segmenter.
-    """
-    from ..pipeline import segment_to_directory
-
-    keywords: dict[str, Any] = {"browser": browser, "capture_options": options}
-    if segmenter is not None:
-        keywords["segmenter"] = segmenter
-    segment_to_directory(source, out_dir, **keywords)
+def process_page(source: str, out_dir: Path, pipeline: PipelineOptions, browser: Browser) -> None:
+    """The per-page pipeline, as ``wps segment --out`` runs it: every output into ``out_dir``,
+    and the text step's page report beside them."""
+    result = segment_to_directory(source, out_dir, pipeline, browser=browser)
+    if result.text is not None:
+        result.text.write(out_dir / MAIN_TEXT_FILE)
