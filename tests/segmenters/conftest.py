@@ -21,11 +21,14 @@ def segment_browser():
 
 
 @pytest.fixture(scope="session")
-def render(page_server, segment_browser) -> Callable[[str], PageCapture]:
-    """Serve ``html`` on the local test server and capture it in the shared Chromium."""
+def render(page_server, segment_browser) -> Callable[..., PageCapture]:
+    """Serve ``html`` on the local test server and capture it in the shared Chromium;
+    keyword arguments override capture options (``max_height=...``)."""
 
-    def render_html(html: str) -> PageCapture:
+    def render_html(html: str, **options: object) -> PageCapture:
         url = page_server.add_html(f"/segment-{next(_PAGE_NUMBERS)}.html", html)
+        if options:
+            return segment_browser.capture(url, CaptureOptions(**{**FAST, **options}))
         return segment_browser.capture(url)
 
     return render_html

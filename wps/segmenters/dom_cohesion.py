@@ -181,7 +181,7 @@ class DomCohesionSegmenter:
     def _eliminate(self, page: PageCapture, blocks: BlockStructure,
                    fence: float) -> list[list[int]]:
         """BlockEliminator (Alg. 2), top-down and iterative: groups of sibling node ids to emit."""
-        page_area = float(page.width) * float(page.height)
+        page_area = self._page_area(page, blocks)
         emitted: list[list[int]] = []
         stack: list[list[int]] = [[blocks.root]] if blocks.root < len(page.nodes) else [
             [kid] for kid in reversed(blocks.member_children(blocks.root))
@@ -222,7 +222,7 @@ class DomCohesionSegmenter:
 
     def _post_filter(self, page: PageCapture, blocks: BlockStructure, groups: list[list[int]],
                      fence: float) -> list[Segment]:
-        page_area = float(page.width) * float(page.height)
+        page_area = self._page_area(page, blocks)
         kept: list[tuple[list[int], Box]] = []
         for group in groups:
             if not all(_visible(page.nodes[node].style) for node in group):
@@ -258,6 +258,15 @@ class DomCohesionSegmenter:
             return float("inf")
         return float(page.height)
 
+    def _page_area(self, page: PageCapture, blocks: BlockStructure) -> float:
+        """The area the page-fraction rule is taken of: the whole drawn page when boxes go on
+        below the screenshot cap, else the captured page."""
+        height = float(page.height)
+        if self._bottom_limit(page) == float("inf"):
+            bottoms = [box[3] for box in blocks.drawn_boxes if box is not None]
+            height = max([height, *bottoms])
+        return float(page.width) * height
+
     def _cover(self, page: PageCapture, blocks: BlockStructure,
                segments: list[Segment]) -> list[Segment]:
         """Add segments for the visible content no segment holds; all in document order."""
@@ -270,7 +279,7 @@ class DomCohesionSegmenter:
             covered[segment.node_ids] = True
         if not (content & ~covered).any():
             return segments
-        page_area = float(page.width) * float(page.height)
+        page_area = self._page_area(page, blocks)
         found = free_groups(page, covered, content, blocks.drawn_boxes,
                             [segment.bbox for segment in segments],
                             max_area=self.max_page_fraction * page_area,
