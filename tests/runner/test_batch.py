@@ -121,3 +121,44 @@ def test_cli_batch_rejects_bad_input_before_any_work(tmp_path, capsys):
     assert capsys.readouterr().err.count("\n") == 1 and not out.exists()
     assert main(["batch", str(tmp_path / "none.txt"), "--out", str(out)]) == \
         InputFileError.exit_code
+
+
+BOILERPLATE = (
+    "About this shop: the Riverside Bakery has baked bread by hand in the old mill since 1952. "
+    "We deliver to the whole valley every weekday morning, take orders for weddings and parties "
+    "up to three weeks ahead and keep a gluten-free counter beside the main oven. Our flour comes "
+    "from two farms up the river, and every loaf left at closing time goes to the food bank."
+)
+ARTICLES = [
+    "Rye returns this autumn. After a dry summer the farm on the hill harvested enough rye for a "
+    "full season, so the dark sourdough loaf is back on the shelves from Monday onwards.",
+    "New opening hours start in March: the shop opens at six on weekdays, one hour earlier than "
+    "before, because the commuters on the first train asked for warm rolls before work.",
+    "Our summer recipe series begins with a peach tart. It needs ripe fruit, cold butter and a "
+    "short pastry that rests overnight; the full method fits on one card at the counter.",
+]
+
+
+def test_cli_batch_dedup_marks_boilerplate_repeated_across_pages(page_server, tmp_path):
+    urls = [page_server.add_html(
+        f"/site/news-{n}.html",
+        f"<!doctype html><title>News {n}</title><body><main><h1>News {n}</h1><p>{article}</p>"
+        f"</main><footer><p>{BOILERPLATE}</p></footer></body>")
+        for n, article in enumerate(ARTICLES)]
+    listing = tmp_path / "urls.txt"
+    listing.write_text("\n".join(urls) + "\n", encoding="utf-8")
+    out, db = tmp_path / "out", tmp_path / "site.sqlite3"
+    assert main(["batch", str(listing), "--out", str(out), "--workers", "1",
+                 "--dedup-db", str(db), *CLI_FAST]) == 0
+    pages = [[json.loads(line) for line in
+              (out / source_key(url) / "segments.jsonl").read_text().splitlines()] for url in urls]
+    footers = [[line for line in lines if "About this shop" in line["text"]] for lines in pages]
+    assert all(len(found) == 1 for found in footers)
+    assert "dup_chunk_share" not in footers[0][0]["reasons"]  # first page: nothing seen before
+    for later in footers[1:]:
+        assert "dup_chunk_share" in later[0]["reasons"] and not later[0]["kept"]
+        assert later[0]["stats"]["dup_chunk_share"] > 0.5
+    for lines, article in zip(pages, ARTICLES):  # the page's own text is not a repeat
+        own = [line for line in lines if article[:30] in line["text"]]
+        assert own and all("dup_chunk_share" not in line["reasons"] for line in own)
+    assert (out / source_key(urls[0]) / "main-text.json").is_file()  # text report, as wps segment
