@@ -22,7 +22,7 @@ SEGMENTATION_FILE = "segmentation.json"
 SEGMENTS_FILE = "segments.jsonl"
 OVERLAY_FILE = "overlay.png"
 MAIN_TEXT_FILE = "main-text.json"
-"""The text step's page report, written beside the page outputs by ``wps segment`` and ``wps batch``."""
+"""The text step's page report, written beside the outputs by ``wps segment`` and ``wps batch``."""
 
 
 def doc_id_for(url: str) -> str:

@@ -53,12 +53,15 @@ class PipelineOptions:
     """Write only the kept segments (what may reach the detector)."""
 
     def __post_init__(self) -> None:
+        if self.segmenter_options is None:  # accepted as "no options", as before this object
+            self.segmenter_options = {}
         if self.keep_only and not self.text:
             raise UsageError("keep_only (--keep-only) needs the filters of the text step; "
                              "drop text=False (--no-text)")
 
     @classmethod
-    def resolve(cls, options: PipelineOptions | None, overrides: dict[str, Any]) -> PipelineOptions:
+    def resolve(cls, options: PipelineOptions | None,
+                overrides: dict[str, Any]) -> PipelineOptions:
         """``options`` (or the defaults) with single fields replaced by keyword ``overrides``."""
         options = options or cls()
         if not overrides:
@@ -149,7 +152,7 @@ def segment(
         from .text.stage import filter_segments
 
         filter_segments(capture, segmentation, text_result)
-    if options.dedup_db is not None:  # after the filters: measured against earlier pages of the site
+    if options.dedup_db is not None:  # after the filters: against earlier pages of the site
         from .dedup import Deduplicator
 
         with Deduplicator(options.dedup_db) as deduplicator:

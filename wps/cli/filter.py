@@ -59,6 +59,7 @@ def read_records(path: Path) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
+
     config = load_config(args.config)
     records = read_records(args.segments)
     counts = refilter_records(records, config)

@@ -40,7 +40,8 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
         help="segmenter option, VALUE parsed as JSON when it can be (e.g. -O iqr_k=3)",
     )
     parser.add_argument("--noise-model", type=Path, default=None,
-                        help="cut boilerplate tails with this 'wps train-noise' model (default off)")
+                        help="cut boilerplate tails with this 'wps train-noise' model "
+                        "(default off)")
     parser.add_argument("--dedup-db", type=Path, default=None,
                         help="mark segments repeated from earlier pages of the site, state in this"
                         " SQLite file (default off)")
