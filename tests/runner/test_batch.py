@@ -10,7 +10,7 @@ import pytest
 from wps.capture import Browser, CaptureOptions
 from wps.capture.sources import page_id_for
 from wps.cli import main
-from wps.errors import InputFileError, UnknownSegmenterError
+from wps.errors import InputFileError, UnknownSegmenterError, UsageError
 from wps.model import PageCapture
 from wps.pipeline import PipelineOptions
 from wps.runner import BatchOptions, read_source_list, run_batch, source_key
@@ -162,3 +162,31 @@ def test_cli_batch_dedup_marks_boilerplate_repeated_across_pages(page_server, tm
         own = [line for line in lines if article[:30] in line["text"]]
         assert own and all("dup_chunk_share" not in line["reasons"] for line in own)
     assert (out / source_key(urls[0]) / "main-text.json").is_file()  # text report, as wps segment
+
+
+def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, capsys):
+    url = page_server.add_html(
+        "/options/news.html",
+        f"<!doctype html><title>News</title><body><main><h1>News</h1><p>{ARTICLES[0]}</p></main>"
+        f"<footer><p>{BOILERPLATE}</p></footer></body>")
+    listing = tmp_path / "urls.txt"
+    listing.write_text(url + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    page = out / source_key(url)
+
+    def batch(*options: str) -> int:
+        return main(["batch", str(listing), "--out", str(out), *options, *CLI_FAST])
+
+    assert batch() == 0
+    everything = [json.loads(line) for line in (page / "segments.jsonl").read_text().splitlines()]
+    assert any(not line["kept"] for line in everything)  # the footer holds no main text
+    assert batch("--keep-only") == 0  # other output options redo the page
+    kept = [json.loads(line) for line in (page / "segments.jsonl").read_text().splitlines()]
+    assert kept and all(line["kept"] for line in kept) and len(kept) < len(everything)
+    capsys.readouterr()
+    assert batch("--keep-only") == 0
+    assert "0 done, 1 skipped" in capsys.readouterr().err  # same options: nothing to redo
+    assert batch("--no-text") == 0
+    assert not (page / "main-text.json").exists()  # the text step is off, its report gone
+    assert batch("-O", "no_such_option=1") == UsageError.exit_code  # before any page
+    assert "no_such_option" in capsys.readouterr().err

@@ -2,10 +2,11 @@
 
 Layout of the output folder::
 
-    DIR/<key>/              one page, as ``wps.pipeline.segment_to_directory`` writes it: capture/,
-                            segmentation.json, segments.jsonl, overlay.png
-    DIR/.done/<key>         completion marker (JSON: url, segmenter), written after the page's
-                            folder; a rerun with the same segmenter skips the page
+    DIR/<key>/              one page, as ``wps segment --out`` writes it: capture/,
+                            segmentation.json, segments.jsonl, overlay.png (+ main-text.json)
+    DIR/.done/<key>         completion marker (JSON: url, segmenter, options), written after the
+                            page's folder; a rerun with the same segmenter and output options
+                            skips the page, other options redo it
     DIR/failures.jsonl      this run's failures: {"url", "error", "message", "exit_code"}
     DIR/summary.json        counts and timings of the last run
 
@@ -15,6 +16,7 @@ failures file are written by the parent process only, so workers never race on t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -81,13 +83,13 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     out = Path(out_dir)
     done_dir = out / DONE_FOLDER
     pipeline = _checked_pipeline(options.pipeline)
-    segmenter = pipeline.segmenter
+    done_as = {"segmenter": pipeline.segmenter, "options": _output_options_key(pipeline)}
     done_dir.mkdir(parents=True, exist_ok=True)
     summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
     tasks = []
     for source in sources:
         key = source_key(source)
-        if _is_done(done_dir / key, segmenter):
+        if _is_done(done_dir / key, done_as):
             summary.skipped += 1
         else:
             tasks.append(PageTask(source, str(out / key), pipeline, options.restart_every))
@@ -97,7 +99,7 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     with open(out / FAILURES_FILE, "w", encoding="utf-8") as failures:
         for result in _results(tasks, options.workers):
             if result.ok:
-                _mark_done(done_dir / source_key(result.source), result, segmenter)
+                _mark_done(done_dir / source_key(result.source), result, done_as)
                 summary.done += 1
             else:
                 _record_failure(failures, result)
@@ -173,17 +175,28 @@ def _died(task: PageTask) -> PageOutcome:
                       f"{task.source}: worker process died while rendering the page", 1)
 
 
-def _is_done(marker: Path, segmenter: str) -> bool:
-    """A page is done if its marker exists and names the same segmenter (a new one redoes it)."""
+def _output_options_key(pipeline: PipelineOptions) -> str:
+    """A short hash of the options that change a page's outputs, so a rerun with another config,
+    segmenter option or filter setting redoes the pages. Rendering timeouts and the dedup state's
+    location are left out: changing them should not redo finished pages."""
+    fields = {"segmenter_options": pipeline.segmenter_options, "text": pipeline.text,
+              "config": pipeline.config, "extractor": pipeline.extractor,
+              "noise_model": pipeline.noise_model, "keep_only": pipeline.keep_only}
+    text = json.dumps(fields, sort_keys=True, default=str)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _is_done(marker: Path, done_as: dict[str, str]) -> bool:
+    """A page is done if its marker exists and names the same segmenter and output options."""
     try:
         record = json.loads(marker.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(record, dict) and record.get("segmenter") == segmenter
+    return isinstance(record, dict) and all(record.get(k) == v for k, v in done_as.items())
 
 
-def _mark_done(marker: Path, result: PageOutcome, segmenter: str) -> None:
-    record = {"url": result.source, "segmenter": segmenter, "seconds": round(result.seconds, 3)}
+def _mark_done(marker: Path, result: PageOutcome, done_as: dict[str, str]) -> None:
+    record = {"url": result.source, **done_as, "seconds": round(result.seconds, 3)}
     write_text_atomic(marker, json.dumps(record))
 
 
