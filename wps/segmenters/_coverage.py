@@ -47,7 +47,8 @@ def visible_content(page: PageCapture, bottom_limit: float) -> np.ndarray:
     count = len(page.nodes)
     displayed = np.ones(count, dtype=bool)
     content = np.zeros(count, dtype=bool)
-    for node in page.nodes:  # parents come before their children in a capture
+    for node_id in _preorder(page):
+        node = page.nodes[node_id]
         own = node.style.get("display") != "none"
         if node.is_text and node.parent is not None:
             style = page.nodes[node.parent].style
@@ -79,16 +80,16 @@ def free_groups(page: PageCapture, covered: np.ndarray, content: np.ndarray,
     """
     holds_covered = covered.copy()
     holds_content = content & ~covered
-    for node in reversed(page.nodes):  # children before parents
-        parent = node.parent
+    for node in reversed(_preorder(page)):  # children before parents
+        parent = page.nodes[node].parent
         if parent is not None:
-            holds_covered[parent] |= holds_covered[node.id]
-            holds_content[parent] |= holds_content[node.id]
+            holds_covered[parent] |= holds_covered[node]
+            holds_content[parent] |= holds_content[node]
     free = holds_content & ~holds_covered
     boxes = np.asarray(occupied, dtype=float).reshape(-1, 4)
     accepted: list[FreeGroup] = []
 
-    def group_box(members: list[int]) -> Box | None:
+    def group_box(members: list[int]) -> Box:
         found = [drawn_boxes[m] for m in members if drawn_boxes[m] is not None]
         found = found or [page.nodes[m].bbox for m in members]
         box = (min(b[0] for b in found), min(b[1] for b in found),
@@ -132,6 +133,17 @@ def free_groups(page: PageCapture, covered: np.ndarray, content: np.ndarray,
         else:  # a leaf that overlaps or is huge: emit it anyway, text is never lost
             accept(members, box)
     return accepted
+
+
+def _preorder(page: PageCapture) -> list[int]:
+    """Node ids with every parent before its children (iterative: deep markup is fine)."""
+    order: list[int] = []
+    stack = list(reversed(page.roots()))
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(reversed(page.children(node)))
+    return order
 
 
 def _runs(kids: list[int], free: np.ndarray, holds_content: np.ndarray,
