@@ -35,7 +35,9 @@ def _normal_mode(path: str | Path, directory: bool = False) -> None:
 def atomic_file(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     """An open temporary file that replaces ``path`` when the block ends without an error.
 
-    Text files are UTF-8. On an error the temporary file is removed and ``path`` is untouched.
+    Text files are UTF-8 and the data is on disk (fsync) before the rename, so after a crash
+    ``path`` holds either the old or the complete new content. On an error the temporary file is
+    removed and ``path`` is untouched.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,6 +46,8 @@ def atomic_file(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
         with (os.fdopen(handle, "wb") if binary
               else os.fdopen(handle, "w", encoding="utf-8")) as stream:
             yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
         _normal_mode(temporary)
         os.replace(temporary, path)
     except BaseException:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import InputFileError
+from ..files import write_text_atomic
 from ..model import PageCapture
 
 __all__ = ["Score", "shingles", "page_counts", "score_predictions", "load_benchmark",
@@ -209,15 +209,7 @@ def predict_page(capture: PageCapture, segmenter: Any, config: dict[str, Any]) -
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, ensure_ascii=False, indent=1)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
 
 
 def _progress(items: Any, enabled: bool, label: str) -> Any:
@@ -292,18 +284,6 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
     write_json_atomic(out / "summary.json", summary)
     write_text_atomic(out / "summary.md", markdown_table(summary))
     return summary
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def markdown_table(summary: dict[str, Any]) -> str:

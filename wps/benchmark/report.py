@@ -11,12 +11,11 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..files import write_text_atomic
 from ..datasets.published import PUBLISHED_TABLES, SIZE_FUNCTION_ORDER, PublishedScore
 from .aggregate import SegmenterSummary
 from .store import PageResult
@@ -30,17 +29,7 @@ PER_PAGE_COLUMNS = ("page", "segmenter", "size_function", "precision", "recall",
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` so that ``path`` holds either the old or the complete new content."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
 
 
 def write_per_page_csv(path: Path, rows: Sequence[PageResult],

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
+
+from ..files import write_text_atomic
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,12 +41,6 @@ def run(args: argparse.Namespace) -> int:
         files = {f"{AGREEMENT_FILE_NAMES[n]}.txt": result.matrix_text(n) for n in result.matrices}
         files["averaged-agreement.txt"] = result.averaged_table()
         for file_name, text in files.items():
-            _write_atomically(args.output / file_name, text)
+            write_text_atomic(args.output / file_name, text)
     return 0
 
-
-def _write_atomically(path: Path, text: str) -> None:
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    os.replace(temp, path)

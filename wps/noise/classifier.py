@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -182,20 +179,14 @@ class NoiseClassifier:
         """Write ``model.joblib`` + ``metadata.json`` into ``directory`` atomically (rename)."""
         import joblib
 
+        from ..files import staging_directory
+
         directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        try:
+        with staging_directory(directory) as staging:
             joblib.dump(self.pipeline, staging / "model.joblib")
             (staging / "metadata.json").write_text(
                 json.dumps(self.metadata, indent=2) + "\n", encoding="utf-8"
             )
-            if directory.exists():
-                shutil.rmtree(directory)
-            os.rename(staging, directory)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
         return directory
 
     @classmethod

@@ -44,19 +44,10 @@ class TextStageResult:
     def write(self, path: Path) -> Path:
         """Write :meth:`to_json` to ``path`` through a temporary file and a rename."""
         import json
-        import os
-        import tempfile
 
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(self.to_json(), stream, ensure_ascii=False, indent=1)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return path
+        from ..files import write_text_atomic
+
+        return write_text_atomic(path, json.dumps(self.to_json(), ensure_ascii=False, indent=1))
 
 
 def resolve_config(config: dict[str, Any] | str | Path | None,
