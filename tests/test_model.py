@@ -68,3 +68,16 @@ def test_segmentation_to_webis_writes_integers_and_closed_rings():
     assert ring[0] == ring[-1]
     assert json.dumps(ring) == "[[0, 0], [10, 0], [10, 5.5], [0, 5.5], [0, 0]]"
     assert segment.bbox == (0.0, 0.0, 10.0, 5.5)
+
+
+def test_to_webis_clips_segments_to_the_page_and_leaves_out_those_below_it():
+    inside = Segment.from_box("inside", (0.0, 0.0, 100.0, 50.0))
+    across = Segment.from_box("across", (10.0, 40.0, 200.0, 80.0))
+    below = Segment.from_box("below", (0.0, 60.0, 100.0, 90.0))  # past a capped capture's height
+    data = Segmentation("p", "demo", 100, 50, [inside, across, below]).to_webis()
+    segments = data["segmentations"]["demo"]
+    assert len(segments) == 2
+    assert segments[0] == [[[[0, 0], [100, 0], [100, 50], [0, 50], [0, 0]]]]
+    ring = segments[1][0][0]
+    assert ring[0] == ring[-1]
+    assert {tuple(point) for point in ring} == {(10, 40), (100, 40), (100, 50), (10, 50)}
