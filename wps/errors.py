@@ -107,3 +107,9 @@ class MissingDependencyError(WpsError):
     """An optional dependency is not installed; the message gives the pip command."""
 
     exit_code = 21
+
+
+class OutputError(WpsError):
+    """An output file or folder cannot be written (unwritable place, a folder where a file goes)."""
+
+    exit_code = 8

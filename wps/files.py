@@ -14,10 +14,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
-from .errors import InputFileError, UsageError
+from .errors import InputFileError, OutputError, UsageError
 
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
-           "iter_jsonl"]
+           "iter_jsonl", "prepare_output_file", "prepare_output_folder"]
 
 
 def _umask() -> int:
@@ -39,9 +39,11 @@ def atomic_file(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     ``path`` holds either the old or the complete new content. On an error the temporary file is
     removed and ``path`` is untouched.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    path = prepare_output_file(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as err:
+        raise OutputError(f"{path}: cannot write here ({_reason(err)})") from None
     try:
         with (os.fdopen(handle, "wb") if binary
               else os.fdopen(handle, "w", encoding="utf-8")) as stream:
@@ -49,7 +51,10 @@ def atomic_file(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
             stream.flush()
             os.fsync(stream.fileno())
         _normal_mode(temporary)
-        os.replace(temporary, path)
+        try:
+            os.replace(temporary, path)
+        except OSError as err:
+            raise OutputError(f"{path}: cannot write here ({_reason(err)})") from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
@@ -80,8 +85,11 @@ def staging_directory(directory: str | Path) -> Iterator[Path]:
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory}: exists and is not a folder")
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    _make_parent(directory)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    except OSError as err:
+        raise OutputError(f"{directory}: cannot write here ({_reason(err)})") from None
     try:
         _normal_mode(staging, directory=True)
         yield staging
@@ -89,6 +97,48 @@ def staging_directory(directory: str | Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def prepare_output_file(path: str | Path) -> Path:
+    """Check early that ``path`` can become a file: not a folder, its parent folder creatable.
+
+    Commands call it before slow or state-changing work, so an impossible output is an
+    :class:`OutputError` before anything else happened.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"{path}: is a folder, expected a file name")
+    _make_parent(path)
+    return path
+
+
+def _make_parent(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(f"{path}: cannot create its folder ({_reason(err)})") from None
+    if not os.access(path.parent, os.W_OK):
+        raise OutputError(f"{path}: folder {path.parent} is not writable")
+
+
+def prepare_output_folder(directory: str | Path) -> Path:
+    """Create ``directory`` (and parents) for outputs written file by file; an existing file or an
+    unwritable place is an :class:`OutputError`."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise OutputError(f"{directory}: exists and is not a folder")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(f"{directory}: cannot create folder ({_reason(err)})") from None
+    if not os.access(directory, os.W_OK):
+        raise OutputError(f"{directory}: folder is not writable")
+    return directory
+
+
+def _reason(err: OSError) -> str:
+    """The OS's reason without Python's '[Errno N]' and repeated path."""
+    return err.strerror or str(err)
 
 
 def _replace_directory(staging: Path, directory: Path) -> None:
@@ -134,5 +184,9 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield number, record
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a folder, expected a JSONL file") from None
     except UnicodeDecodeError as err:
         raise InputFileError(f"{path}: not UTF-8 text ({err.reason})") from None
+    except OSError as err:
+        raise InputFileError(f"{path}: unreadable ({_reason(err)})") from None

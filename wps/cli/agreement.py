@@ -27,7 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..evaluation import agreement, read_segmentations
     from ..evaluation.agreement import AGREEMENT_FILE_NAMES
+    from ..files import prepare_output_folder
 
+    if args.output is not None:  # an impossible output fails before the computation
+        prepare_output_folder(args.output)
     result = agreement(
         read_segmentations(args.input), pattern=args.segmentations,
         resources_dir=args.resources_dir, precision=args.precision,
@@ -37,7 +40,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"# {AGREEMENT_FILE_NAMES[name]}.txt")
         print(result.matrix_text(name), end="")
     if args.output is not None:
-        args.output.mkdir(parents=True, exist_ok=True)
         files = {f"{AGREEMENT_FILE_NAMES[n]}.txt": result.matrix_text(n) for n in result.matrices}
         files["averaged-agreement.txt"] = result.averaged_table()
         for file_name, text in files.items():

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError
-from ..files import iter_jsonl, write_jsonl
+from ..files import iter_jsonl, prepare_output_file, write_jsonl
 from ..model import Segment
 from . import Deduplicator
 
@@ -57,6 +57,7 @@ def dedup_jsonl(
     source = Path(source)
     target = Path(destination) if destination is not None else source
     records = _read(source)
+    prepare_output_file(target)  # an impossible output fails before the state records the pages
     pages: dict[str, list[int]] = {}
     for index, record in enumerate(records):
         pages.setdefault(record["url"], []).append(index)

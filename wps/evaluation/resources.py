@@ -92,7 +92,9 @@ def read_nodes(path: str | Path) -> tuple[np.ndarray, list[str]]:
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
-    except OSError as err:
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: unreadable nodes file (not UTF-8 text)") from None
+    except (OSError, csv.Error) as err:
         raise DatasetError(f"{path}: unreadable nodes file ({err})") from None
     if not rows or [c.strip() for c in rows[0][:4]] != ["left", "bottom", "right", "top"]:
         raise DatasetError(f"{path}: header must start with left,bottom,right,top")
@@ -116,7 +118,7 @@ def read_character_counts(path: str | Path) -> dict[str, float]:
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
-    except OSError:
+    except (OSError, UnicodeDecodeError, csv.Error):
         return {}
     counts: dict[str, float] = {}
     try:

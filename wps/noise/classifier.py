@@ -123,6 +123,8 @@ class NoiseClassifier:
             raise UsageError(f"held-out fraction {held_out_fraction} is not in [0, 1)")
         if len(texts) != len(labels) or len(set(labels)) < 2:
             raise UsageError("training needs as many labels as texts and both classes")
+        if held_out_fraction > 0:
+            _check_stratified_split(labels, held_out_fraction)
         _sklearn()
         import warnings
 
@@ -226,3 +228,18 @@ def _load_cached(directory: str, stamp: int) -> NoiseClassifier:
 
 def _reason(err: BaseException) -> str:
     return getattr(err, "strerror", None) or type(err).__name__
+
+
+def _check_stratified_split(labels: Sequence[int], held_out_fraction: float) -> None:
+    """Refuse a held-out split scikit-learn cannot stratify (it would fail with a ValueError)."""
+    import math
+
+    held_out = math.ceil(held_out_fraction * len(labels))
+    smallest_class = min(list(labels).count(label) for label in set(labels))
+    classes = len(set(labels))
+    if held_out < classes or len(labels) - held_out < classes or smallest_class < 2:
+        raise UsageError(
+            f"held-out fraction {held_out_fraction} of {len(labels)} examples ({held_out} held "
+            f"out, smallest class {smallest_class}) cannot be split by class; use more examples "
+            "or a held-out fraction of 0"
+        )

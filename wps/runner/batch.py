@@ -29,7 +29,7 @@ from typing import IO, Iterator
 
 from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import UsageError
-from ..files import write_text_atomic
+from ..files import prepare_output_folder, write_text_atomic
 from ..pipeline import PipelineOptions
 from .sources import source_key
 from .worker import PageOutcome, PageTask, run_page
@@ -84,7 +84,7 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     done_dir = out / DONE_FOLDER
     pipeline = _checked_pipeline(options.pipeline)
     done_as = {"segmenter": pipeline.segmenter, "options": _output_options_key(pipeline)}
-    done_dir.mkdir(parents=True, exist_ok=True)
+    prepare_output_folder(done_dir)
     summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
     tasks = []
     for source in sources:

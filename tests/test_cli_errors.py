@@ -1,0 +1,150 @@
+"""Bad input on every command: one ``wps: error: <input>: <cause>`` line, its exit code, no output.
+
+Found in the QA pass: output paths that are folders, files or unwritable used to end in
+``wps: internal error`` (an uncaught OSError) or, for ``wps dedup``, in a half-updated state.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from wps.cli import main
+from wps.errors import InputFileError, OutputError, UsageError
+
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "webis-webseg-20-sample" / "000000"
+UNWRITABLE = "/proc/wps-qa/out"  # even root cannot create files under /proc
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str]:
+    code = main(argv)
+    err = capsys.readouterr().err
+    return code, err
+
+
+def _assert_one_error_line(code: int, err: str, expected_code: int, names: str) -> None:
+    assert code == expected_code, err
+    assert err.startswith("wps: error: ") and err.count("\n") == 1, err
+    assert "internal error" not in err and "Traceback" not in err
+    assert names in err, err
+
+
+@pytest.fixture
+def segments_file(tmp_path: Path) -> Path:
+    """A small segments.jsonl as ``wps segment`` writes it (with main_text and stats)."""
+    path = tmp_path / "segments.jsonl"
+    stats = {"main_text_overlap": 1.0, "link_share": 0.0, "code_share": 0.0,
+             "list_table_share": 0.0, "largest_block": 40.0, "large_block_share": 0.0,
+             "tokens": 40.0, "chars": 200.0, "main_tokens": 40.0, "main_chars": 200.0,
+             "c4_lines_dropped": 0.0}
+    text = ("The starter doubled on day three, then slowed down. Feed it twice a day and keep "
+            "it somewhere warm, and it will come back within a week or so.")
+    lines = [{"url": "https://bakers.example/t/1", "id": str(i), "text": text, "main_text": text,
+              "kept": True, "reasons": [], "stats": stats} for i in range(2)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _webis_input(tmp_path: Path) -> Path:
+    if not SAMPLE.is_dir():
+        pytest.skip("shared Webis-WebSeg-20 sample not present")
+    target = tmp_path / "000000"
+    shutil.copytree(SAMPLE, target)
+    return target
+
+
+@pytest.mark.parametrize("command", ["fit", "flatten", "fuse"])
+@pytest.mark.parametrize("where", ["folder", "unwritable", "under-a-file"])
+def test_eval_family_output_that_cannot_be_written(command, where, tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    source = page / ("fitted-annotations.json" if command == "fuse" else "annotations.json")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    output = {"folder": tmp_path, "unwritable": Path(UNWRITABLE),
+              "under-a-file": blocker / "out.json"}[where]
+    code, err = _run([command, "--input", str(source), "--output", str(output)], capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, str(output))
+    assert blocker.read_text() == "x"
+    assert not list(tmp_path.glob(".*"))  # no temporary file left behind
+
+
+@pytest.mark.parametrize("where", ["a-file", "unwritable"])
+def test_agreement_output_folder_that_cannot_be_written(where, tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    output = blocker if where == "a-file" else Path(UNWRITABLE)
+    code, err = _run(["agreement", "--input", str(page / "annotations.json"),
+                      "--output", str(output)], capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, str(output))
+    assert blocker.read_text() == "x"
+
+
+def test_fit_nodes_file_that_is_not_text(tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    picture = page / "screenshot-edges-fine.png"
+    code, err = _run(["fit", "--input", str(page / "annotations.json"), "--output",
+                      str(tmp_path / "fitted.json"), "--nodes", str(picture)], capsys)
+    _assert_one_error_line(code, err, 5, str(picture))
+    assert not (tmp_path / "fitted.json").exists()
+
+
+def test_filter_input_folder_and_output_folder(segments_file, tmp_path, capsys):
+    code, err = _run(["filter", str(tmp_path), "--out", str(tmp_path / "x.jsonl")], capsys)
+    _assert_one_error_line(code, err, InputFileError.exit_code, str(tmp_path))
+    before = segments_file.read_text()
+    code, err = _run(["filter", str(segments_file), "--out", str(tmp_path)], capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, str(tmp_path))
+    code, err = _run(["filter", str(segments_file), "--out", UNWRITABLE], capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, UNWRITABLE)
+    assert segments_file.read_text() == before
+
+
+def test_dedup_unwritable_output_leaves_the_state_untouched(segments_file, tmp_path, capsys):
+    import sqlite3
+
+    database = tmp_path / "state.sqlite3"
+    code, err = _run(["dedup", str(segments_file), "--db", str(database), "--out", str(tmp_path)],
+                     capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, str(tmp_path))
+    if database.exists():  # the failed run recorded no page
+        with sqlite3.connect(database) as connection:
+            tables = {row[0] for row in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "pages" in tables:
+                assert connection.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 0
+
+
+def test_train_noise_with_too_few_examples_to_hold_out(tmp_path, capsys):
+    training = tmp_path / "labels.jsonl"
+    rows = [("Accept cookies", "noise"), ("The bread rose well overnight", "content"),
+            ("Share on Twitter", 1), ("Feed it twice a day", 0)]
+    training.write_text("".join(json.dumps({"text": t, "label": l}) + "\n" for t, l in rows))
+    code, err = _run(["train-noise", str(training), "--out", str(tmp_path / "model")], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "held-out fraction 0.2 of 4 examples")
+    assert not (tmp_path / "model").exists()
+    code, err = _run(["train-noise", str(training), "--out", str(tmp_path / "model"),
+                      "--held-out", "0"], capsys)
+    assert code == 0 and (tmp_path / "model").is_dir(), err
+
+
+@pytest.mark.parametrize("where", ["a-file", "unwritable"])
+def test_batch_output_folder_that_cannot_be_written(where, tmp_path, capsys):
+    urls = tmp_path / "urls.txt"
+    urls.write_text("https://example.org/\n")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    output = blocker if where == "a-file" else Path(UNWRITABLE)
+    code, err = _run(["batch", str(urls), "--out", str(output), "--no-progress"], capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, str(output))
+    assert blocker.read_text() == "x"
+
+
+def test_segment_output_folder_that_cannot_be_written(tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    code, err = _run(["segment", str(page), "--out", UNWRITABLE, "--segmenter", "baseline",
+                      "--no-text"], capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, UNWRITABLE)
