@@ -19,7 +19,7 @@ from typing import Any, Awaitable, Callable
 
 from ..errors import BrowserCrashError, BrowserNotFoundError, CaptureError, PageTimeoutError
 from ..model import PageCapture
-from .dom import DomWalk, walk_dom
+from .dom import DomWalk, serialize_with_shadow_roots, walk_dom
 from .faults import RendererCrash, check_response, translate_error
 from .options import CaptureOptions, find_chromium
 from .scroll import lazy_scroll
@@ -337,9 +337,12 @@ async def _prepare_and_walk_once(
 
     mark = time.perf_counter()
     walk = await walk_dom(page)
-    html = await page.content()
+    html = await (serialize_with_shadow_roots(page) if walk.shadow_roots else page.content())
     title = await page.title()
     timings["dom_s"] = time.perf_counter() - mark
+    if walk.frames_walked or walk.frames_skipped:
+        timings["frames_walked"] = walk.frames_walked
+        timings["frames_skipped"] = walk.frames_skipped
     return walk, html, title, scroll_truncated
 
 

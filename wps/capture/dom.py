@@ -7,6 +7,7 @@ with ``JSON.stringify`` (Playwright's structured serialiser is an order of magni
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 from dataclasses import dataclass
@@ -30,14 +31,36 @@ MAX_STYLE_CHARS = 200
 """Long computed values (data-URL backgrounds, font stacks) are cut to keep captures small."""
 
 
+MAX_FRAMES = 20
+"""Iframes walked per page at most (same- and cross-origin together); the rest are skipped."""
+
+FRAME_TIMEOUT_S = 2.0
+"""Time for walking one cross-origin frame; a frame that takes longer is skipped."""
+
+
 @dataclass(slots=True)
 class DomWalk:
-    """What the walk returns: the nodes, the page size it saw and its in-page time."""
+    """What the walk returns: the nodes, the page size it saw, its in-page time and frame counts.
+
+    ``shadow_roots`` counts the open shadow roots walked; ``frames_walked`` / ``frames_skipped``
+    count iframes entered / left out (over :data:`MAX_FRAMES`, timed out or detached).
+    """
 
     nodes: list[Node]
     page_height: int
     page_width: int
     walk_ms: float
+    shadow_roots: int = 0
+    frames_walked: int = 0
+    frames_skipped: int = 0
+
+
+@dataclass(slots=True)
+class FramePart:
+    """One walk's parsed JSON, and the node (index in the merged list) whose document it walked."""
+
+    data: dict[str, Any]
+    frame_node: int | None = None
 
 
 @lru_cache(maxsize=1)
@@ -46,56 +69,94 @@ def walk_script() -> str:
     return resources.files(__package__).joinpath("walk.js").read_text(encoding="utf-8")
 
 
-def walk_arguments() -> dict[str, Any]:
+def walk_arguments(
+    walk_id: int = 0, max_frames: int = MAX_FRAMES, offset: tuple[float, float] | None = None
+) -> dict[str, Any]:
+    """Arguments of walk.js; ``offset`` is the page position of a frame's viewport (None: main)."""
     return {
         "contexts": CONTEXT_TAGS,
         "styles": list(STYLE_PROPERTIES),
         "skip": list(SKIPPED_TAGS),
         "maxStyleChars": MAX_STYLE_CHARS,
+        "walkId": walk_id,
+        "maxFrames": max_frames,
+        "offset": list(offset) if offset is not None else None,
     }
 
 
-def parse_walk(payload: str) -> DomWalk:
-    """Turn the walk's JSON string into :class:`~wps.model.Node` objects.
+def parse_walk(payload: str | list[FramePart]) -> DomWalk:
+    """Turn the walk's JSON string (or the walks of a page's frames) into Nodes.
 
-    The walk sends one XPath step per node; full XPaths are the parent's plus the step. The
-    cyclic garbage collector is paused meanwhile: 100k new objects trigger it dozens of times
-    for nothing (none of them form cycles).
+    The walk sends one XPath step per node; full XPaths are the base node's (the parent's unless
+    the row says otherwise) plus a prefix and the step. Frames walked on their own are appended
+    after the main walk, their BODY attached to the IFRAME node. The cyclic garbage collector is
+    paused meanwhile: 100k new objects trigger it dozens of times for nothing (no cycles).
     """
+    parts = [FramePart(json.loads(payload))] if isinstance(payload, str) else payload
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse_walk(payload)
+        nodes: list[Node] = []
+        xpaths: list[str] = []
+        xpaths_all: list[str] = []
+        depths: list[int] = []
+        for part in parts:
+            _parse_part(part, nodes, xpaths, xpaths_all, depths)
     finally:
         if enabled:
             gc.enable()
+    main = parts[0].data
+    return DomWalk(
+        nodes=nodes,
+        page_height=int(main["height"]),
+        page_width=int(main["width"]),
+        walk_ms=sum(float(part.data["walk_ms"]) for part in parts),
+        shadow_roots=sum(int(part.data.get("shadowRoots", 0)) for part in parts),
+        frames_walked=sum(int(part.data.get("framesWalked", 0)) for part in parts)
+        + len(parts) - 1,
+        frames_skipped=sum(int(part.data.get("framesSkipped", 0)) for part in parts),
+    )
 
 
-def _parse_walk(payload: str) -> DomWalk:
-    data = json.loads(payload)
+def _parse_part(
+    part: FramePart, nodes: list[Node], xpaths: list[str], xpaths_all: list[str],
+    depths: list[int],
+) -> None:
+    data = part.data
     tags: list[str] = data["tags"]
     styles = [tuple(values) for values in data["styles"]]
     insides = [frozenset(value.split(",")) if value else frozenset() for value in data["insides"]]
-    rows = data["nodes"]
-    xpaths: list[str] = [""] * len(rows)
-    xpaths_all: list[str] = [""] * len(rows)
-    depths: list[int] = [0] * len(rows)
-    nodes: list[Node] = []
-    for index, row in enumerate(rows):
-        parent, tag_index, visible, all_index, left, top, right, bottom, text, style, inside = row
+    prefixes = [(visible, every, int(extra)) for visible, every, extra in
+                data.get("prefixes", [["", "", "0"]])]
+    first = len(nodes)
+    frame_inside = nodes[part.frame_node].inside if part.frame_node is not None else frozenset()
+    for row in data["nodes"]:
+        parent, tag_index, visible, all_index, left, top, right, bottom, text, style, inside = \
+            row[:11]
         tag = tags[tag_index]
-        if parent < 0:
+        if parent < 0 and part.frame_node is None:
             xpath, xpath_all, depth, parent = data["rootXpath"], data["rootXpathAll"], \
                 data["rootDepth"], None
         else:
+            if parent < 0:  # a frame's BODY: below its IFRAME node, via "/#document/HTML[1]"
+                base = parent = part.frame_node
+                prefix = (f"/#document{data['rootXpath'].rsplit('/', 1)[0]}",
+                          f"/#document{data['rootXpathAll'].rsplit('/', 1)[0]}",
+                          int(data["rootDepth"]) + 1)
+            else:
+                parent += first
+                base = parent if len(row) == 11 or row[11] < 0 else row[11] + first
+                prefix = prefixes[row[12]] if len(row) > 11 else prefixes[0]
             step = "text()" if tag == TEXT_TAG else tag
-            xpath = f"{xpaths[parent]}/{step}[{visible}]"
-            xpath_all = f"{xpaths_all[parent]}/{step}[{all_index}]"
-            depth = depths[parent] + 1
-        xpaths[index], xpaths_all[index], depths[index] = xpath, xpath_all, depth
+            xpath = f"{xpaths[base]}{prefix[0]}/{step}[{visible}]"
+            xpath_all = f"{xpaths_all[base]}{prefix[1]}/{step}[{all_index}]"
+            depth = depths[base] + prefix[2] + 1
+        xpaths.append(xpath)
+        xpaths_all.append(xpath_all)
+        depths.append(depth)
         nodes.append(
             Node(
-                id=index,
+                id=len(nodes),
                 parent=parent,
                 tag=tag,
                 xpath=xpath,
@@ -103,19 +164,95 @@ def _parse_walk(payload: str) -> DomWalk:
                 text=text,
                 xpath_all=xpath_all,
                 style=dict(zip(STYLE_PROPERTIES, styles[style])) if style >= 0 else {},
-                inside=insides[inside],
+                inside=insides[inside] | frame_inside if frame_inside else insides[inside],
                 depth=depth,
             )
         )
-    return DomWalk(
-        nodes=nodes,
-        page_height=int(data["height"]),
-        page_width=int(data["width"]),
-        walk_ms=float(data["walk_ms"]),
-    )
 
 
-async def walk_dom(page: Any) -> DomWalk:
-    """Run the walk in ``page`` (a Playwright async Page) and parse its result."""
-    payload = await page.evaluate(walk_script(), walk_arguments())
-    return parse_walk(payload)
+async def walk_dom(page: Any, max_frames: int = MAX_FRAMES) -> DomWalk:
+    """Walk ``page`` (a Playwright async Page), then each cross-origin iframe in its own frame.
+
+    Same-origin iframes are walked in the one round trip; an iframe the page's script cannot
+    enter is walked through its Playwright frame (``frame.evaluate``, bounded by
+    :data:`FRAME_TIMEOUT_S`), boxes offset by the iframe's content-box origin.
+    """
+    payload = await page.evaluate(walk_script(), walk_arguments(0, max_frames))
+    parts = [FramePart(json.loads(payload))]
+    if parts[0].data["frames"]:
+        await _walk_child_frames(page, parts, max_frames)
+    return parse_walk(parts)
+
+
+async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int) -> None:
+    """Walk the frames the walks listed as pending, breadth first, within the frame budget."""
+    from playwright.async_api import Error
+
+    budget = max_frames - _frames_used(parts[0].data)
+    offsets = [0]  # index of each part's first node in the merged list
+    sizes = [len(parts[0].data["nodes"])]
+    pending = len(parts[0].data["frames"])
+    queue = list(page.main_frame.child_frames)
+    skipped = 0
+    while queue and pending > 0:
+        frame = queue.pop(0)
+        queue.extend(frame.child_frames)
+        try:
+            element = await asyncio.wait_for(frame.frame_element(), FRAME_TIMEOUT_S)
+            tag = await asyncio.wait_for(element.evaluate("(el) => el.__wpsFrame || null"),
+                                         FRAME_TIMEOUT_S)
+        except (Error, TimeoutError):  # detached: if listed, it counts as skipped
+            continue
+        if not tag:
+            continue  # walked in its parent's document, or not rendered
+        walk_id, slot = tag
+        pending -= 1
+        owner = parts[walk_id].data
+        node_index, left, top = owner["frames"][slot]
+        arguments = walk_arguments(len(parts), max(budget, 0), (left, top))
+        try:
+            payload = await asyncio.wait_for(frame.evaluate(walk_script(), arguments),
+                                             FRAME_TIMEOUT_S)
+        except (Error, TimeoutError):  # timed out, navigated: leave that frame out
+            skipped += 1
+            continue
+        data = json.loads(payload)
+        budget -= _frames_used(data)
+        pending += len(data["frames"])
+        parts.append(FramePart(data, offsets[walk_id] + node_index))
+        offsets.append(offsets[-1] + sizes[-1])
+        sizes.append(len(data["nodes"]))
+    parts[0].data["framesSkipped"] = parts[0].data.get("framesSkipped", 0) + skipped + pending
+
+
+def _frames_used(data: dict[str, Any]) -> int:
+    return int(data.get("framesWalked", 0)) + len(data["frames"])
+
+
+_SERIALIZE_JS = """() => {
+  // The document with its open shadow roots as <template shadowrootmode="open"> (declarative
+  // shadow DOM): page.content() leaves them out.
+  const roots = [];
+  const collect = (scope) => {
+    for (const el of scope.querySelectorAll("*")) {
+      if (el.shadowRoot) { roots.push(el.shadowRoot); collect(el.shadowRoot); }
+    }
+  };
+  collect(document);
+  const root = document.documentElement;
+  const escape = (value) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  const attributes = [...root.attributes].map((a) => ` ${a.name}="${escape(a.value)}"`).join("");
+  const doctype = document.doctype ? `<!DOCTYPE ${document.doctype.name}>` : "";
+  return `${doctype}<html${attributes}>${root.getHTML({shadowRoots: roots})}</html>`;
+}"""
+
+
+async def serialize_with_shadow_roots(page: Any) -> str:
+    """The page's HTML including open shadow roots (``getHTML``), else ``page.content()``.
+
+    Trafilatura drops ``<template>`` elements, so shadow text still does not reach main text;
+    the serialisation keeps ``html`` faithful for other readers (the declarative form re-renders).
+    """
+    if not await page.evaluate("typeof Element.prototype.getHTML === 'function'"):
+        return await page.content()
+    return await page.evaluate(_SERIALIZE_JS)

@@ -1,24 +1,37 @@
-// One walk over the rendered DOM from BODY down, returning ONE JSON string: Playwright's structured
-// serialiser is ~10x slower than JSON.stringify + json.loads for thousands of nodes, and the
-// payload is kept compact (tables for tags, styles and contexts; one XPath step per node) because
-// moving the string through the driver costs more than the walk itself.
+// One walk over the rendered (flat) tree from BODY down, returning ONE JSON string: Playwright's
+// structured serialiser is ~10x slower than JSON.stringify + json.loads for thousands of nodes,
+// and the payload is kept compact (tables for tags, styles and contexts; one XPath step per node)
+// because moving the string through the driver costs more than the walk itself.
 //
 // Each node is an array:
-//   [parent, tag, visibleIndex, allIndex, left, top, right, bottom, text, style, inside]
+//   [parent, tag, visibleIndex, allIndex, left, top, right, bottom, text, style, inside
+//    (, base, prefix)]
 // parent: index into the node list (-1 for the root); tag: index into `tags` (text nodes use
 // "#text"); visibleIndex / allIndex: the 1-based index of the node's XPath step counting visible
-// siblings only (Webis) / all siblings; boxes in page coordinates (viewport rect + scroll offset);
-// text: own text of text nodes, whitespace collapsed; style: index into `styles` (-1 for text
-// nodes), each entry the computed values in the order of args.styles; inside: index into
-// `insides`, context names joined by ",". The root's own XPaths come as rootXpath/rootXpathAll.
+// siblings only (Webis) / all siblings; boxes in page coordinates; text: own text of text nodes,
+// whitespace collapsed; style: index into `styles` (-1 for text nodes), each entry the computed
+// values in the order of args.styles; inside: index into `insides`, context names joined by ",".
+// The root's own XPaths come as rootXpath/rootXpathAll.
+//
+// The walk follows what is rendered: a host's open shadow root instead of its light children, a
+// <slot>'s assigned nodes (flattened), a same-origin iframe's document. Such nodes carry two more
+// fields: base, the node whose XPath their step extends (-1: the parent), and prefix, an index
+// into `prefixes` ([visible, all, extra depth]) put between the base's XPath and the step:
+//   shadow content:  HOST_XPATH/#shadow-root/DIV[1]/text()[1]
+//   slotted nodes:   their light-DOM XPath (HOST_XPATH/P[1]); their parent is the <slot>
+//   iframe content:  IFRAME_XPATH/#document/HTML[1]/BODY[1]/...
+// Light-DOM nodes keep plain Webis XPaths. Iframes the walk cannot enter (cross-origin) are listed
+// in `frames` as [node index, content-box left, top] and tagged with `el.__wpsFrame = [walkId, i]`
+// so the caller can walk them per Playwright frame; `framesSkipped` counts those over the budget.
 (args) => {
   const started = performance.now();
   const contexts = args.contexts;
   const styleNames = args.styles;
   const skipped = new Set(args.skip);
   const maxStyleChars = args.maxStyleChars;
-  const scrollX = window.scrollX;
-  const scrollY = window.scrollY;
+  let frameBudget = args.maxFrames;
+  const offsetX = args.offset ? args.offset[0] : window.scrollX;
+  const offsetY = args.offset ? args.offset[1] : window.scrollY;
   const root = document.documentElement;
   const body = document.body;
   const pageHeight = Math.max(root ? root.scrollHeight : 0, body ? body.scrollHeight : 0);
@@ -44,8 +57,14 @@
   const tags = table();
   const styles = table();
   const insides = table();
+  const prefixes = table();
   const TEXT = tags.id("#text");
+  prefixes.id("");  // 0: no prefix
+  const SHADOW = prefixes.id("/#shadow-root\u0000/#shadow-root\u00001");
   const nodes = [];
+  const frames = [];
+  let framesSkipped = 0;
+  let shadowRoots = 0;
 
   // 1: rendered with a box; 2: `display: contents` (no box of its own, but rendered children,
   // boxed by a Range over its contents); 0: not captured.
@@ -57,8 +76,8 @@
   const isText = (node) => node.nodeType === 3 || node.nodeType === 4;
   const isBlank = (node) => !/\S/.test(node.data);
 
-  // Steps for every child of `parent`: [child, tag, visibleIndex (0 = not captured), allIndex,
-  // renderKind].
+  // Steps for every child of `parent` (an element, shadow root or document): [child, tag,
+  // visibleIndex (0 = not captured), allIndex, renderKind].
   function childSteps(parent) {
     const allCounts = new Map();
     const visibleCounts = new Map();
@@ -99,6 +118,14 @@
     return names.join(",");
   }
 
+  function mergeContexts(inside, more) {
+    if (!more) return inside;
+    if (!inside) return more;
+    const names = inside.split(",");
+    for (const name of more.split(",")) if (!names.includes(name)) names.push(name);
+    return names.join(",");
+  }
+
   function styleOf(el) {
     const computed = getComputedStyle(el);
     let key = "";
@@ -111,7 +138,7 @@
   }
 
   function rootSteps(el) {
-    // XPath of the root from <html> down, both ways of counting, and the contexts it opens.
+    // XPath of `el` from its document's <html> down, both ways of counting, and its contexts.
     const chain = [];
     for (let node = el; node && node.nodeType === 1; node = node.parentNode) chain.unshift(node);
     let visible = "";
@@ -133,6 +160,118 @@
     return [visible, all, inside, chain.length - 1];
   }
 
+  function frameDocument(el) {
+    try {
+      const inner = el.contentDocument;
+      return inner && inner.body ? inner : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function contentOrigin(el, frame) {
+    // Page coordinates of an iframe's content box: where its document's viewport is painted.
+    const rect = el.getBoundingClientRect();
+    const computed = getComputedStyle(el);
+    return [frame[0] + rect.left + el.clientLeft + parseFloat(computed.paddingLeft || "0"),
+      frame[1] + rect.top + el.clientTop + parseFloat(computed.paddingTop || "0")];
+  }
+
+  // Rendered children of `el` as stack entries (pushed in reverse so they pop in order).
+  // Stack entries: [node, parentIndex, tag, visibleIndex, allIndex, inside, renderKind, frame
+  // offset [x, y], base, prefix]
+  const stepCache = new Map();  // light parent -> its childSteps, for slotted nodes
+  const capturedIndex = new Map();  // hosts and slots -> node index (bases of slotted nodes)
+  function pushChildren(stack, el, tag, index, context, frame) {
+    let steps;
+    let entries = null;
+    if (el.shadowRoot) {
+      shadowRoots += 1;
+      capturedIndex.set(el, index);
+      steps = childSteps(el.shadowRoot);
+      for (let i = steps.length - 1; i >= 0; i -= 1) {
+        const [child, childTag, visible, all, kind] = steps[i];
+        if (visible === 0) continue;
+        const childContext = childTag === "#text" ? context : withContext(context, childTag);
+        stack.push([child, index, childTag, visible, all, childContext, kind, frame, index, SHADOW]);
+      }
+      return;
+    }
+    if (tag === "SLOT" && el.getRootNode().nodeType === 11) {
+      capturedIndex.set(el, index);
+      entries = [];
+      for (const child of el.assignedNodes({flatten: true})) {
+        const lightParent = child.parentNode;
+        let cached = stepCache.get(lightParent);
+        if (cached === undefined) {
+          cached = new Map(childSteps(lightParent).map((step) => [step[0], step]));
+          stepCache.set(lightParent, cached);
+        }
+        const step = cached.get(child);
+        if (!step || step[2] === 0) continue;
+        const base = capturedIndex.has(lightParent) ? capturedIndex.get(lightParent) : index;
+        const childContext = step[1] === "#text" ? context : withContext(context, step[1]);
+        entries.push([child, index, step[1], step[2], step[3], childContext, step[4], frame,
+          base === index ? -1 : base, 0]);
+      }
+      for (let i = entries.length - 1; i >= 0; i -= 1) stack.push(entries[i]);
+      return;
+    }
+    if (tag === "IFRAME" || tag === "FRAME") {
+      if (frameBudget <= 0) {
+        framesSkipped += 1;
+        return;
+      }
+      frameBudget -= 1;
+      const origin = contentOrigin(el, frame);
+      const inner = frameDocument(el);
+      if (inner === null) {
+        el.__wpsFrame = [args.walkId, frames.length];
+        frames.push([index, round(origin[0]), round(origin[1])]);
+        return;
+      }
+      const innerBody = inner.body;
+      const [visiblePath, allPath, innerInside, depth] = rootSteps(innerBody.parentNode);
+      const prefix = prefixes.id(`/#document${visiblePath}\u0000/#document${allPath}\u0000${depth + 2}`);
+      const bodyContext = withContext(mergeContexts(context, innerInside), "BODY");
+      stack.push([innerBody, index, innerBody.tagName.toUpperCase(), 1, 1, bodyContext, 1,
+        origin, -1, prefix]);
+      return;
+    }
+    steps = childSteps(el);
+    for (let i = steps.length - 1; i >= 0; i -= 1) {
+      const [child, childTag, visible, all, kind] = steps[i];
+      if (visible === 0) continue;
+      const childContext = childTag === "#text" ? context : withContext(context, childTag);
+      stack.push([child, index, childTag, visible, all, childContext, kind, frame, -1, 0]);
+    }
+  }
+
+  function slotRect(el, range) {
+    // A slot has no box: the union of what is assigned to it (or its fallback content).
+    let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+    for (const child of el.assignedNodes({flatten: true})) {
+      let rect;
+      if (child.nodeType === 1) rect = child.getBoundingClientRect();
+      else if (isText(child) && !isBlank(child)) {
+        range.selectNodeContents(child);
+        rect = range.getBoundingClientRect();
+      } else continue;
+      left = Math.min(left, rect.left); top = Math.min(top, rect.top);
+      right = Math.max(right, rect.right); bottom = Math.max(bottom, rect.bottom);
+    }
+    return left === Infinity ? {left: 0, top: 0, right: 0, bottom: 0} : {left, top, right, bottom};
+  }
+
+  function row(parent, tag, visible, all, rect, frame, text, style, context, base, prefix) {
+    const entry = [parent, tag, visible, all,
+      round(rect.left + frame[0]), round(rect.top + frame[1]),
+      round(rect.right + frame[0]), round(rect.bottom + frame[1]),
+      text, style, insides.id(context)];
+    if (base !== -1 || prefix !== 0) entry.push(base, prefix);
+    nodes.push(entry);
+  }
+
   let rootXpath = "";
   let rootXpathAll = "";
   let rootDepth = 0;
@@ -142,37 +281,28 @@
     rootXpath = xpath;
     rootXpathAll = xpathAll;
     rootDepth = depth;
-    // Stack entries: [node, parentIndex, tag, visibleIndex, allIndex, inside, renderKind]
-    const stack = [[body, -1, body.tagName.toUpperCase(), 1, 1, inside, 1]];
+    const stack = [[body, -1, body.tagName.toUpperCase(), 1, 1, inside, 1, [offsetX, offsetY],
+      -1, 0]];
     while (stack.length) {
-      const [node, parent, tag, visible, all, context, kind] = stack.pop();
-      let rect;
+      const [node, parent, tag, visible, all, context, kind, frame, base, prefix] = stack.pop();
       if (node.nodeType === 1) {
+        let rect;
         if (kind === 2) {
-          range.selectNodeContents(node);
-          rect = range.getBoundingClientRect();
+          if (tag === "SLOT" && node.getRootNode().nodeType === 11) rect = slotRect(node, range);
+          else {
+            range.selectNodeContents(node);
+            rect = range.getBoundingClientRect();
+          }
         } else {
           rect = node.getBoundingClientRect();
         }
-        nodes.push([parent, tags.id(tag), visible, all,
-          round(rect.left + scrollX), round(rect.top + scrollY),
-          round(rect.right + scrollX), round(rect.bottom + scrollY),
-          "", styleOf(node), insides.id(context)]);
-        const index = nodes.length - 1;
-        const steps = childSteps(node);
-        for (let i = steps.length - 1; i >= 0; i -= 1) {
-          const [child, childTag, childVisible, childAll, childKind] = steps[i];
-          if (childVisible === 0) continue;
-          const childContext = childTag === "#text" ? context : withContext(context, childTag);
-          stack.push([child, index, childTag, childVisible, childAll, childContext, childKind]);
-        }
+        row(parent, tags.id(tag), visible, all, rect, frame, "", styleOf(node), context, base,
+          prefix);
+        pushChildren(stack, node, tag, nodes.length - 1, context, frame);
       } else {
         range.selectNodeContents(node);
-        rect = range.getBoundingClientRect();
-        nodes.push([parent, TEXT, visible, all,
-          round(rect.left + scrollX), round(rect.top + scrollY),
-          round(rect.right + scrollX), round(rect.bottom + scrollY),
-          node.data.replace(/\s+/g, " ").trim(), -1, insides.id(context)]);
+        row(parent, TEXT, visible, all, range.getBoundingClientRect(), frame,
+          node.data.replace(/\s+/g, " ").trim(), -1, context, base, prefix);
       }
     }
   }
@@ -181,9 +311,14 @@
     tags: tags.values,
     styles: styles.values.map((key) => key.split("\u0000")),
     insides: insides.values,
+    prefixes: prefixes.values.map((key) => key ? key.split("\u0000") : ["", "", "0"]),
     rootXpath: rootXpath,
     rootXpathAll: rootXpathAll,
     rootDepth: rootDepth,
+    frames: frames,
+    framesSkipped: framesSkipped,
+    framesWalked: args.maxFrames - frameBudget - frames.length,
+    shadowRoots: shadowRoots,
     height: pageHeight,
     width: root ? root.scrollWidth : 0,
     walk_ms: performance.now() - started,
