@@ -85,3 +85,61 @@ def test_html_serialises_open_shadow_roots_and_trafilatura_still_reads_it(
     assert "inner shadow text" in capture.html and "unslotted" in capture.html
     text = trafilatura.extract(capture.html, include_comments=False) or ""
     assert "light before" in text and "light after" in text
+
+
+FRAME_DOC = ("<!doctype html><body style='margin:0'><h1 style='margin:0;height:40px;width:120px'>"
+             "FRAME_TEXT heading</h1><p style='margin:0;height:20px'>FRAME_TEXT body</p></body>")
+
+
+def frame_page(src: str) -> str:
+    """A page with one iframe at (50, 100): 5 px border and 3 px padding, so content at (58, 108)."""
+    return ("<!doctype html><body style='margin:0'><div style='height:100px'>outer top</div>"
+            f"<iframe src='{src}' style='margin-left:50px;border:5px solid black;padding:3px;"
+            "width:400px;height:300px;display:block'></iframe>"
+            "<p style='margin:0'>outer bottom</p></body>")
+
+
+def check_frame_content(capture, label: str) -> None:
+    iframe = next(node for node in capture.nodes if node.tag == "IFRAME")
+    assert iframe.xpath == "/HTML[1]/BODY[1]/IFRAME[1]" and iframe.bbox == (50, 100, 466, 416)
+    heading_text = next(node for node in capture.nodes if node.text == f"{label} heading")
+    heading = capture.nodes[heading_text.parent]
+    frame_body = capture.nodes[heading.parent]
+    assert frame_body.tag == "BODY" and frame_body.parent == iframe.id
+    assert frame_body.xpath == "/HTML[1]/BODY[1]/IFRAME[1]/#document/HTML[1]/BODY[1]"
+    assert heading.xpath == "/HTML[1]/BODY[1]/IFRAME[1]/#document/HTML[1]/BODY[1]/H1[1]"
+    assert heading.bbox == (58, 108, 178, 148)
+    paragraph = capture.nodes[next(node for node in capture.nodes
+                                   if node.text == f"{label} body").parent]
+    assert paragraph.bbox == (58, 148, 458, 168)
+    assert [node.text for node in capture.nodes if node.is_text].count(f"{label} body") == 1
+
+
+def test_same_origin_iframe_is_walked_in_page_coordinates(page_server, browser, quick):
+    page_server.add_html("/same-frame", FRAME_DOC.replace("FRAME_TEXT", "same"))
+    url = page_server.add_html("/same-outer", frame_page("/same-frame"))
+    capture = browser.capture(url, quick(screenshot=False))
+    check_frame_content(capture, "same")
+    assert capture.timings["frames_walked"] == 1 and capture.timings["frames_skipped"] == 0
+
+
+def test_cross_origin_iframe_is_walked_through_its_frame(page_server, browser, quick):
+    page_server.add_html("/cross-frame", FRAME_DOC.replace("FRAME_TEXT", "cross"))
+    cross_src = f"http://localhost:{page_server.port}/cross-frame"  # page is on 127.0.0.1
+    url = page_server.add_html("/cross-outer", frame_page(cross_src))
+    capture = browser.capture(url, quick(screenshot=False, block_external=False))
+    check_frame_content(capture, "cross")
+    assert capture.timings["frames_walked"] == 1 and capture.timings["frames_skipped"] == 0
+    texts = [node.text for node in capture.nodes if node.is_text]
+    assert texts[:2] == ["outer top", "outer bottom"]  # frame nodes follow the main walk
+
+
+def test_frames_over_the_budget_are_skipped_and_counted(page_server, browser, quick):
+    page_server.add_html("/small-frame", FRAME_DOC.replace("FRAME_TEXT", "small"))
+    frames = "".join(f"<iframe src='/small-frame' style='height:50px'></iframe>" for _ in range(23))
+    cross = "".join(f"<iframe src='http://localhost:{page_server.port}/small-frame'></iframe>"
+                    for _ in range(2))
+    url = page_server.add_html("/many-frames", f"<!doctype html><body>{frames}{cross}</body>")
+    capture = browser.capture(url, quick(screenshot=False))
+    assert capture.timings["frames_walked"] == 20 and capture.timings["frames_skipped"] == 5
+    assert [node.text for node in capture.nodes].count("small heading") == 20
