@@ -148,3 +148,28 @@ def test_segment_output_folder_that_cannot_be_written(tmp_path, capsys):
     code, err = _run(["segment", str(page), "--out", UNWRITABLE, "--segmenter", "baseline",
                       "--no-text"], capsys)
     _assert_one_error_line(code, err, OutputError.exit_code, UNWRITABLE)
+
+
+@pytest.mark.parametrize("option, names", [
+    ("iqr_k=abc", "dom-cohesion: option iqr_k expects a number, got 'abc'"),
+    ("nope=3", "dom-cohesion: unknown option 'nope'; choose from"),
+    ("iqr_k=null", "dom-cohesion: option iqr_k expects a number, got None"),
+    ("canny_low=1.5", "dom-cohesion: option canny_low expects an integer, got 1.5"),
+    ("use_screenshot=1", "dom-cohesion: option use_screenshot expects true or false, got 1"),
+])
+def test_segmenter_option_of_the_wrong_type_or_name(option, names, tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    code, err = _run(["segment", str(page), "--out", str(tmp_path / "out"), "--no-text",
+                      "-O", option], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, names)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("content", ["[]", '{"format": "wps-capture/1"}', "\u00ff"])
+def test_capture_folder_with_a_malformed_capture_json(content, tmp_path, capsys):
+    capture = tmp_path / "capture"
+    capture.mkdir()
+    (capture / "capture.json").write_text(content, encoding="latin-1")
+    code, err = _run(["segment", str(capture), "--out", str(tmp_path / "out")], capsys)
+    _assert_one_error_line(code, err, InputFileError.exit_code, str(capture / "capture.json"))
+    assert not (tmp_path / "out").exists()

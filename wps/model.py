@@ -198,10 +198,22 @@ class PageCapture:
                 meta = json.load(handle)
         except FileNotFoundError:
             raise InputFileError(f"{directory}: not a page capture (no capture.json)") from None
-        except (OSError, json.JSONDecodeError) as err:
+        except (OSError, ValueError) as err:  # ValueError: not JSON or not UTF-8
             raise InputFileError(f"{path}: unreadable capture ({err})") from None
+        if not isinstance(meta, dict):
+            raise InputFileError(f"{path}: a capture must be a JSON object")
         if meta.get("format") != CAPTURE_FORMAT:
             raise InputFileError(f"{path}: unknown capture format {meta.get('format')!r}")
+        try:
+            return cls._from_meta(directory, meta)
+        except KeyError as err:
+            raise InputFileError(f"{path}: malformed capture (missing field {err})") from None
+        except (TypeError, ValueError, AttributeError) as err:
+            raise InputFileError(f"{path}: malformed capture ({type(err).__name__}: {err})"
+                                 ) from None
+
+    @classmethod
+    def _from_meta(cls, directory: Path, meta: dict[str, Any]) -> PageCapture:
         html_path = directory / "dom.html"
         screenshot = directory / meta["screenshot"] if meta.get("screenshot") else None
         return cls(

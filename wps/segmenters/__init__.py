@@ -9,10 +9,11 @@ nothing else. Heavy imports (torch, cv2) stay inside the segmenter's functions.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from typing import Any, Callable, Protocol, runtime_checkable
 
-from ..errors import UnknownSegmenterError
+from ..errors import UnknownSegmenterError, UsageError
 from ..model import PageCapture, Segmentation
 
 __all__ = ["Segmenter", "register_segmenter", "build_segmenter", "segmenter_names"]
@@ -63,4 +64,54 @@ def build_segmenter(name: str, **options: Any) -> Segmenter:
     _discover()
     if name not in _REGISTRY:
         raise UnknownSegmenterError(f"unknown segmenter {name!r}; choose from {sorted(_REGISTRY)}")
+    _check_options(name, _REGISTRY[name], options)
     return _REGISTRY[name](**options)
+
+
+def _check_options(name: str, factory: Callable[..., Segmenter], options: dict[str, Any]) -> None:
+    """Unknown option names and values of the wrong type (a string for a number, say) are a
+    :class:`UsageError` naming the option, not a TypeError deep inside the segmenter."""
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # no signature to check against
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    for key, value in options.items():
+        if key not in parameters:
+            raise UsageError(f"{name}: unknown option {key!r}; choose from {sorted(parameters)}")
+        parameter = parameters[key]
+        if value is None and _allows_none(parameter.annotation):
+            continue
+        expected = _expected_type(parameter.default)
+        if expected is not None and not _has_type(value, expected):
+            raise UsageError(f"{name}: option {key} expects {expected}, got {value!r}")
+
+
+def _allows_none(annotation: Any) -> bool:
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return "None" in text or "Optional" in text
+
+
+def _expected_type(default: Any) -> str | None:
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "an integer"
+    if isinstance(default, float):
+        return "a number"
+    if isinstance(default, str):
+        return "a string"
+    return None  # no default or None: the segmenter checks it
+
+
+def _has_type(value: Any, expected: str) -> bool:
+    if expected == "true or false":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if expected == "an integer":
+        return isinstance(value, int)
+    if expected == "a number":
+        return isinstance(value, (int, float))
+    return isinstance(value, str)
