@@ -173,3 +173,16 @@ def test_capture_folder_with_a_malformed_capture_json(content, tmp_path, capsys)
     code, err = _run(["segment", str(capture), "--out", str(tmp_path / "out")], capsys)
     _assert_one_error_line(code, err, InputFileError.exit_code, str(capture / "capture.json"))
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("argv, names", [
+    (["eval", "--ground-truth", "g.json", "a.json", "--format", "xml"], "argument --format"),
+    (["segment", "page.html", "--width", "wide"], "argument --width"),
+    (["fit", "--input", "a.json"], "--output"),
+    (["no-such-command"], "no-such-command"),
+])
+def test_usage_errors_are_one_line(argv, names, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    _assert_one_error_line(exit_info.value.code, err, UsageError.exit_code, names)

@@ -12,15 +12,25 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from typing import NoReturn
 
-from ..errors import WpsError
+from ..errors import UsageError, WpsError
 
 INTERNAL_ERROR_EXIT = 1
 INTERRUPTED_EXIT = 130
 
 
+class _OneLineErrorParser(argparse.ArgumentParser):
+    """Usage errors (bad option value, missing argument) as one ``wps: error:`` line like every
+    other error; ``--help`` shows the usage. Subcommand parsers inherit this class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(UsageError.exit_code,
+                  f"wps: error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineErrorParser(
         prog="wps", description="Browser-rendered web page segmentation toolkit."
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
