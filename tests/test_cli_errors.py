@@ -186,3 +186,21 @@ def test_usage_errors_are_one_line(argv, names, capsys):
         main(argv)
     err = capsys.readouterr().err
     _assert_one_error_line(exit_info.value.code, err, UsageError.exit_code, names)
+
+
+def test_every_option_is_described_with_its_default():
+    import argparse
+
+    from wps.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in commands.choices.items():
+        text = command.format_help()
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"wps {name} {action.option_strings or action.dest}: no help"
+            if action.option_strings and action.nargs != 0 and isinstance(
+                    action.default, (int, float)) and not isinstance(action.default, bool):
+                assert str(action.default) in text, f"wps {name} {action.option_strings}"

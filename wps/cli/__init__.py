@@ -20,9 +20,25 @@ INTERNAL_ERROR_EXIT = 1
 INTERRUPTED_EXIT = 130
 
 
+class _DefaultsHelpFormatter(argparse.HelpFormatter):
+    """Every described option states its default, unless its help already says it or it has none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (action.option_strings and action.nargs != 0 and "default" not in text.lower()
+                and action.default not in (None, "", [], argparse.SUPPRESS)):
+            text += " (default: %(default)s)"
+        return text
+
+
 class _OneLineErrorParser(argparse.ArgumentParser):
     """Usage errors (bad option value, missing argument) as one ``wps: error:`` line like every
-    other error; ``--help`` shows the usage. Subcommand parsers inherit this class."""
+    other error; ``--help`` shows the usage. Subcommand parsers inherit this class and its help
+    formatter."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _DefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
         self.exit(UsageError.exit_code,

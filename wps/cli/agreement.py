@@ -15,12 +15,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "function and the precision matrices ([i,j]: i as algorithm, j as truth).",
     )
     parser.add_argument("--input", type=Path, required=True, help="segmentations JSON")
-    parser.add_argument("--segmentations", default=".*", metavar="REGEX")
+    parser.add_argument("--segmentations", default=".*", metavar="REGEX",
+                        help="names of the segmentations to compare")
     parser.add_argument("--resources-dir", type=Path, default=None,
                         help="folder with nodes.csv and edge PNGs (default: the input's folder)")
     parser.add_argument("--output", type=Path, default=None,
                         help="also write <type>.txt matrices and averaged-agreement.txt here")
-    parser.add_argument("--precision", type=float, default=1.0)
+    parser.add_argument("--precision", type=float, default=1.0,
+                        help="coordinate precision (R's --precision)")
     parser.set_defaults(run=run)
 
 

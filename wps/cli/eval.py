@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         default="pixels,edges-fine,edges-coarse,nodes,chars",
                         help="comma-separated: pixels, edges-fine, edges-coarse, nodes, chars "
                         "(aliases area, identity, ncharacters)")
-    parser.add_argument("--format", choices=("json", "csv"), default="json")
+    parser.add_argument("--format", choices=("json", "csv"), default="json",
+                        help="json object or the R script's CSV table")
     parser.add_argument("--default-segmentation", action="store_true",
                         help="score an empty segmentation as one full-page segment")
     parser.add_argument("--resources-dir", type=Path, default=None,

@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="nodes.csv (default: the one next to the input)")
     parser.add_argument("--segmentations", default=".*", metavar="REGEX",
                         help="names of the segmentations to fit")
-    parser.add_argument("--fit-containment-threshold", type=float, default=0.75)
+    parser.add_argument("--fit-containment-threshold", type=float, default=0.75,
+                        help="share of a node's area inside a segment for it to count (0..1)")
     parser.add_argument("--tolerance", type=float, default=0.0,
                         help="simplification tolerance of the fitted segments (R's --tolerance)")
     parser.set_defaults(run=run)

@@ -17,15 +17,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--input", type=Path, required=True, help="fitted segmentations JSON")
     parser.add_argument("--output", type=Path, required=True, help="fused segmentation JSON")
-    parser.add_argument("--segmentations", default=".*", metavar="REGEX")
-    parser.add_argument("--segments-min-annotators", type=int, default=3)
+    parser.add_argument("--segmentations", default=".*", metavar="REGEX",
+                        help="names of the annotators' segmentations to fuse")
+    parser.add_argument("--segments-min-annotators", type=int, default=3,
+                        help="keep only regions drawn by at least this many annotators")
     parser.add_argument("--disagreement-threshold", default="0.5",
                         help="threshold or comma-separated thresholds (default 0.5)")
     parser.add_argument("--size-function", default="pixels",
                         help="pixels (area), edges-fine, edges-coarse, nodes or chars")
     parser.add_argument("--resources-dir", type=Path, default=None,
                         help="folder with nodes.csv and edge PNGs (default: the input's folder)")
-    parser.add_argument("--precision", type=float, default=1.0)
+    parser.add_argument("--precision", type=float, default=1.0,
+                        help="coordinate precision (R's --precision)")
     parser.set_defaults(run=run)
 
 
