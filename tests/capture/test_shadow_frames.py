@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import trafilatura
+from PIL import Image
+
+from wps.capture import discard_screenshot
 
 SHADOW_PAGE = """<!doctype html><body style="margin:0">
 <p style="margin:0;height:20px">light before</p>
@@ -136,10 +139,53 @@ def test_cross_origin_iframe_is_walked_through_its_frame(page_server, browser, q
 
 def test_frames_over_the_budget_are_skipped_and_counted(page_server, browser, quick):
     page_server.add_html("/small-frame", FRAME_DOC.replace("FRAME_TEXT", "small"))
-    frames = "".join(f"<iframe src='/small-frame' style='height:50px'></iframe>" for _ in range(23))
+    frames = "".join("<iframe src='/small-frame' style='height:50px'></iframe>" for _ in range(23))
     cross = "".join(f"<iframe src='http://localhost:{page_server.port}/small-frame'></iframe>"
                     for _ in range(2))
     url = page_server.add_html("/many-frames", f"<!doctype html><body>{frames}{cross}</body>")
     capture = browser.capture(url, quick(screenshot=False))
     assert capture.timings["frames_walked"] == 20 and capture.timings["frames_skipped"] == 5
     assert [node.text for node in capture.nodes].count("small heading") == 20
+
+
+APP_SHELL = """<!doctype html><html><head><style>
+html, body { height: 100%; margin: 0; overflow: hidden; }
+#app { height: 100%; overflow: auto; }
+.block { height: 1000px; margin: 0; background: rgb(0, 0, 255); }
+</style></head><body><div id="app">
+<p class="block">one</p><p class="block">two</p><p class="block">three</p>
+<div id="feed"></div><div id="sentinel" style="height:10px"></div></div>
+<script>
+new IntersectionObserver((entries) => {
+  if (!entries[0].isIntersecting || document.getElementById("feed").children.length) return;
+  const block = document.createElement("p");
+  block.style.cssText = "height:500px;margin:0;background:rgb(255,0,0)";
+  block.textContent = "lazy in app";
+  document.getElementById("feed").appendChild(block);
+}).observe(document.getElementById("sentinel"));
+</script></body></html>"""
+
+
+def test_inner_scroll_container_is_scrolled_and_expanded(page_server, browser, quick):
+    url = page_server.add_html("/app-shell", APP_SHELL)
+    capture = browser.capture(url, quick(scroll_max_steps=10))
+    try:
+        texts = {node.text: node for node in capture.nodes if node.is_text}
+        assert list(texts) == ["one", "two", "three", "lazy in app"]  # loaded by the container pass
+        assert capture.height == 3510 and not capture.screenshot_truncated
+        assert texts["three"].bbox[1] == 2000 and texts["lazy in app"].bbox[1] == 3000
+        assert capture.timings["scroll_container_expanded"] == 1
+        with Image.open(capture.screenshot) as image:
+            assert image.size == (1366, 3510)
+            pixels = image.convert("RGB")
+            assert pixels.getpixel((700, 2500)) == (0, 0, 255)
+            assert pixels.getpixel((700, 3200)) == (255, 0, 0)
+    finally:
+        discard_screenshot(capture.screenshot)
+
+
+def test_scroll_container_is_expanded_without_a_scroll_pass(page_server, browser, quick):
+    url = page_server.add_html("/app-shell-still", APP_SHELL)
+    capture = browser.capture(url, quick(scroll_max_steps=0, screenshot=False))
+    texts = [node.text for node in capture.nodes if node.is_text]
+    assert texts == ["one", "two", "three"] and capture.height == 3010

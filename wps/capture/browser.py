@@ -22,7 +22,7 @@ from ..model import PageCapture
 from .dom import DomWalk, serialize_with_shadow_roots, walk_dom
 from .faults import RendererCrash, check_response, translate_error
 from .options import CaptureOptions, find_chromium
-from .scroll import lazy_scroll
+from .scroll import expand_scroll_container, lazy_scroll
 from .sources import PageSource, page_id_for, resolve_source
 
 LAUNCH_ARGS = (
@@ -333,6 +333,8 @@ async def _prepare_and_walk_once(
     mark = time.perf_counter()
     scroll_seconds = min(options.scroll_max_seconds, max(0.0, deadline - time.perf_counter() - 1))
     scroll_truncated = await lazy_scroll(page, options, scroll_seconds)
+    if await expand_scroll_container(page):
+        timings["scroll_container_expanded"] = 1.0
     timings["scroll_s"] = time.perf_counter() - mark
 
     mark = time.perf_counter()

@@ -3,6 +3,14 @@
 One ``evaluate`` runs the whole loop in the page (no round trip per step); it stops once the page
 bottom is reached and the height stayed the same twice, or at the step or time bound. Native lazy
 images (``loading=lazy``) are switched to eager first.
+
+Pages whose document does not scroll but one large element does (``html, body {height: 100%;
+overflow: hidden}`` around an ``overflow: auto`` app shell) are scrolled through that element,
+then :func:`expand_scroll_container` lets it grow to its content (overflow visible, height auto on
+it and its ancestors) so the walk, page height and screenshot see all of it. Trade-off: layouts
+that size children by the container's height (``height: 100%`` descendants, sticky headers) are
+captured in that expanded layout, which the reader never saw; a full-viewport ``position: fixed``
+container is made ``absolute`` for the same reason.
 """
 
 from __future__ import annotations
@@ -11,25 +19,73 @@ from typing import Any
 
 from .options import CaptureOptions
 
+# The element that scrolls the page when the document itself cannot: the largest visible element
+# (at least half the viewport each way) whose content overflows with overflow-y auto|scroll|overlay.
+_FIND_CONTAINER_JS = """() => {
+  const before = window.scrollY;
+  window.scrollTo(0, before + 1);
+  let documentScrolls = window.scrollY !== before;
+  if (!documentScrolls && before > 0) {  // already at the bottom
+    window.scrollTo(0, before - 1);
+    documentScrolls = window.scrollY !== before;
+  }
+  window.scrollTo(0, before);
+  if (documentScrolls) return null;
+  let best = null, bestArea = 0;
+  for (const el of document.body ? document.body.querySelectorAll("*") : []) {
+    if (el.scrollHeight <= el.clientHeight + 1) continue;
+    if (el.clientHeight < innerHeight / 2 || el.clientWidth < innerWidth / 2) continue;
+    if (!/^(auto|scroll|overlay)$/.test(getComputedStyle(el).overflowY)) continue;
+    const area = el.clientWidth * el.clientHeight;
+    if (area > bestArea) { best = el; bestArea = area; }
+  }
+  const body = document.body;
+  if (!best && body && body.scrollHeight > body.clientHeight + 1
+      && /^(auto|scroll|overlay)$/.test(getComputedStyle(body).overflowY)) best = body;
+  return best;
+}"""
+
 _SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
   const started = performance.now();
   for (const image of document.querySelectorAll("img[loading=lazy]")) image.loading = "eager";
-  const height = () => Math.max(document.documentElement.scrollHeight,
-                                document.body ? document.body.scrollHeight : 0);
+  const container = (FIND_CONTAINER)();
+  const height = container ? () => container.scrollHeight
+    : () => Math.max(document.documentElement.scrollHeight,
+                     document.body ? document.body.scrollHeight : 0);
+  const step = container ? () => container.clientHeight : () => window.innerHeight;
+  const position = container ? () => container.scrollTop : () => window.scrollY;
+  const scrollBy = container ? (y) => container.scrollBy(0, y) : (y) => window.scrollBy(0, y);
   let stable = 0, last = height(), steps = 0;
   while (steps < maxSteps && performance.now() - started < maxMs) {
-    window.scrollBy(0, window.innerHeight);
+    scrollBy(step());
     steps += 1;
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const now = height();
-    const atBottom = window.scrollY + window.innerHeight >= now - 1;
+    const atBottom = position() + step() >= now - 1;
     stable = (atBottom && now === last) ? stable + 1 : 0;
     last = now;
     if (stable >= 2) break;
   }
+  if (container) container.scrollTop = 0;
   window.scrollTo(0, 0);
   return stable >= 2 ? 0 : 1;
-}"""
+}""".replace("FIND_CONTAINER", _FIND_CONTAINER_JS)
+
+_EXPAND_JS = """() => {
+  const container = (FIND_CONTAINER)();
+  if (!container) return false;
+  const important = (el, name, value) => el.style.setProperty(name, value, "important");
+  if (getComputedStyle(container).position === "fixed") important(container, "position", "absolute");
+  for (let el = container; el && el.nodeType === 1; el = el.parentElement) {
+    important(el, "overflow", "visible");
+    important(el, "height", "auto");
+    important(el, "max-height", "none");
+  }
+  window.scrollTo(0, 0);
+  return true;
+}""".replace("FIND_CONTAINER", _FIND_CONTAINER_JS)
+
+_NEXT_FRAME_JS = "new Promise((resolve) => requestAnimationFrame(() => resolve(true)))"
 
 
 async def lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> bool:
@@ -39,5 +95,17 @@ async def lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> boo
     truncated = await page.evaluate(
         _SCROLL_JS, [options.scroll_max_steps, seconds * 1000, options.scroll_pause_s * 1000]
     )
-    await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => resolve(true)))")
+    await page.evaluate(_NEXT_FRAME_JS)
     return bool(truncated)
+
+
+async def expand_scroll_container(page: Any) -> bool:
+    """Let the element that scrolls instead of the document grow to its content; True if found.
+
+    Run after the lazy pass and before the walk and screenshot (see the module docstring for the
+    trade-off). A page whose document scrolls is left alone.
+    """
+    expanded = bool(await page.evaluate(_EXPAND_JS))
+    if expanded:
+        await page.evaluate(_NEXT_FRAME_JS)
+    return expanded
