@@ -136,8 +136,10 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
 
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
-                       out_dir: str | Path, keep_only: bool = False) -> Path:
-    """Write ``capture/``, ``segmentation.json``, ``segments.jsonl`` and ``overlay.png`` atomically.
+                       out_dir: str | Path, keep_only: bool = False,
+                       main_text: dict[str, Any] | None = None) -> Path:
+    """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png`` and, given
+    the text step's page report, ``main-text.json`` atomically.
 
     Everything goes to a temporary sibling folder that replaces ``out_dir`` by a rename; afterwards
     ``capture.screenshot`` points at the saved copy.
@@ -152,6 +154,9 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
             records = [record for record in records if record["kept"]]
         write_jsonl(records, staging / SEGMENTS_FILE)
         draw_overlay(capture, segmentation, staging / OVERLAY_FILE)
+        if main_text is not None:
+            (staging / MAIN_TEXT_FILE).write_text(
+                json.dumps(main_text, ensure_ascii=False, indent=1), encoding="utf-8")
     if capture.screenshot is not None:
         capture.screenshot = out_dir / CAPTURE_DIR / Path(capture.screenshot).name
     return out_dir

@@ -171,7 +171,8 @@ def segment_to_directory(
     """:func:`segment`, then write every output into ``out_dir`` atomically.
 
     ``out_dir`` gets ``capture/`` (the page capture), ``segmentation.json`` (Webis format, what
-    ``wps eval`` reads), ``segments.jsonl`` and ``overlay.png``; it replaces an older folder there.
+    ``wps eval`` reads), ``segments.jsonl``, ``overlay.png`` and, with the text step,
+    ``main-text.json``; it replaces an older folder there.
     ``options.keep_only`` writes only the kept segments to ``segments.jsonl``.
     """
     from .output import write_page_outputs
@@ -179,7 +180,8 @@ def segment_to_directory(
     options = PipelineOptions.resolve(options, overrides)
     result = segment(source, options, browser=browser)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
-    write_page_outputs(result.capture, result.segmentation, out_dir, keep_only=options.keep_only)
+    write_page_outputs(result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
+                       main_text=result.text.to_json() if result.text is not None else None)
     if rendered_screenshot is not None and not isinstance(source, PageCapture):
         from .capture import discard_screenshot
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..output import MAIN_TEXT_FILE
 from ..pipeline import DEFAULT_SEGMENTER, PipelineOptions
 from .capture import add_capture_options, options_from_args
 
@@ -126,8 +125,7 @@ def run(args: argparse.Namespace) -> int:
         f"({options.segmenter}) -> {args.out}",
         file=sys.stderr,
     )
-    if result.text is not None:  # page-level text report: unaligned main text, page verdict
-        result.text.write(args.out / MAIN_TEXT_FILE)
+    if result.text is not None:  # main-text.json holds the page-level text report
         print(f"{result.capture.url}: {result.text.counts['kept']} segments kept, "
               f"{len(result.text.report.unaligned)} main-text blocks not found on the page",
               file=sys.stderr)

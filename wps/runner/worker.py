@@ -16,7 +16,6 @@ from pathlib import Path
 
 from ..capture import Browser, CaptureOptions
 from ..errors import WpsError
-from ..output import MAIN_TEXT_FILE
 from ..pipeline import PipelineOptions, segment_to_directory
 
 _BROWSER: Browser | None = None
@@ -77,6 +76,4 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
 def process_page(source: str, out_dir: Path, pipeline: PipelineOptions, browser: Browser) -> None:
     """The per-page pipeline, as ``wps segment --out`` runs it: every output into ``out_dir``,
     and the text step's page report beside them."""
-    result = segment_to_directory(source, out_dir, pipeline, browser=browser)
-    if result.text is not None:
-        result.text.write(out_dir / MAIN_TEXT_FILE)
+    segment_to_directory(source, out_dir, pipeline, browser=browser)  # main-text.json included
