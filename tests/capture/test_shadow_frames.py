@@ -189,3 +189,18 @@ def test_scroll_container_is_expanded_without_a_scroll_pass(page_server, browser
     capture = browser.capture(url, quick(scroll_max_steps=0, screenshot=False))
     texts = [node.text for node in capture.nodes if node.is_text]
     assert texts == ["one", "two", "three"] and capture.height == 3010
+
+
+def test_cross_origin_frame_inside_a_same_origin_frame(page_server, browser, quick):
+    page_server.add_html("/deep-frame", FRAME_DOC.replace("FRAME_TEXT", "deep"))
+    page_server.add_html(
+        "/middle-frame", "<!doctype html><body style='margin:0'><p style='margin:0;height:10px'>"
+        f"middle</p><iframe src='http://localhost:{page_server.port}/deep-frame' "
+        "style='border:0;margin:0;display:block'></iframe></body>")
+    url = page_server.add_html("/deep-outer", frame_page("/middle-frame"))
+    capture = browser.capture(url, quick(screenshot=False, block_external=False))
+    deep = capture.nodes[next(node for node in capture.nodes if node.text == "deep heading").parent]
+    assert deep.bbox == (58, 118, 178, 158)  # middle frame content (58, 108) + 10 px paragraph
+    assert deep.xpath == ("/HTML[1]/BODY[1]/IFRAME[1]/#document/HTML[1]/BODY[1]/IFRAME[1]"
+                          "/#document/HTML[1]/BODY[1]/H1[1]")
+    assert capture.timings["frames_walked"] == 2 and capture.timings["frames_skipped"] == 0

@@ -3,6 +3,22 @@
 One round trip, not one call per node: the walk computes both XPaths, page-coordinate boxes,
 computed styles, own text, ``inside`` contexts and depth in the page, and serialises the result
 with ``JSON.stringify`` (Playwright's structured serialiser is an order of magnitude slower).
+
+The walk follows the rendered (flat) tree. XPath convention for nodes outside the light DOM
+(``Node.xpath`` and ``Node.xpath_all`` alike; light-DOM nodes keep plain Webis XPaths):
+
+* open shadow root content: the host's XPath, ``/#shadow-root``, then steps counted among the
+  shadow root's children, e.g. ``/HTML[1]/BODY[1]/X-CARD[1]/#shadow-root/H3[1]``;
+* light-DOM nodes assigned to a ``<slot>``: their light-DOM XPath (``.../X-CARD[1]/P[1]``), while
+  ``Node.parent`` is the slot they are rendered in; a slot's box is the union of what it holds;
+* iframe content: the IFRAME's XPath, ``/#document``, then the frame document's own XPath
+  (``.../IFRAME[1]/#document/HTML[1]/BODY[1]/...``); BODY's parent is the IFRAME node and boxes
+  are in page coordinates (frame viewport + the iframe's content-box origin). Cross-origin frames
+  are walked through their Playwright frame and appended after the main walk.
+
+Closed shadow roots are not reachable from page script: such hosts give their light DOM only.
+``xpath_all`` of shadow content does not resolve against ``html`` (shadow roots are serialised
+as ``<template shadowrootmode>``), nor does iframe content's (frames are not serialised).
 """
 
 from __future__ import annotations
