@@ -23,3 +23,14 @@ def test_without_the_text_step_there_is_no_text_report(webis_page, tmp_path):
     wps.segment_to_directory(webis_page, tmp_path / "out", segmenter="baseline", text=False)
     assert not (tmp_path / "out" / "main-text.json").exists()
     assert (tmp_path / "out" / "segments.jsonl").exists()
+
+
+def test_page_stats_in_the_text_report_count_the_whole_page(webis_page, tmp_path):
+    wps.segment_to_directory(webis_page, tmp_path / "out", segmenter="baseline")
+    report = json.loads((tmp_path / "out" / "main-text.json").read_text(encoding="utf-8"))
+    page = report["page_stats"]
+    assert page["main_tokens"] > 0
+    assert page["tokens"] >= page["main_tokens"] and page["chars"] >= page["main_chars"]
+    # the baseline's one segment is the whole page: its text is the page's text
+    segment = json.loads((tmp_path / "out" / "segments.jsonl").read_text().splitlines()[0])
+    assert page["chars"] == segment["stats"]["chars"]

@@ -97,7 +97,8 @@ def annotate_segments(capture: PageCapture, segmentation: Segmentation,
     position_of = {int(node_id): position for position, node_id in enumerate(stream.node_ids)}
     report.position_of = position_of
     everything = np.arange(len(stream.node_ids), dtype=np.int64)
-    report.page_stats = _unit_stats(report, everything, main_text.text, "")
+    report.page_stats = _unit_stats(report, everything, main_text.text,
+                                    assemble_text(capture, report, everything, main_only=False))
     if add_unsegmented:
         segmentation.segments.extend(_unsegmented(capture, segmentation, report))
     for segment in segmentation.segments:
