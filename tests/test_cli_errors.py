@@ -204,3 +204,24 @@ def test_every_option_is_described_with_its_default():
             if action.option_strings and action.nargs != 0 and isinstance(
                     action.default, (int, float)) and not isinstance(action.default, bool):
                 assert str(action.default) in text, f"wps {name} {action.option_strings}"
+
+
+@pytest.mark.parametrize("command", ["agreement", "eval"])
+def test_a_reader_that_stops_early_is_not_an_error(command, tmp_path):
+    """``wps agreement ... | head -3``: stdout closed before wps writes: no traceback, exit 0."""
+    import os
+    import subprocess
+    import sys
+
+    page = _webis_input(tmp_path)
+    argv = {"agreement": ["agreement", "--input", str(page / "fitted-annotations.json")],
+            "eval": ["eval", "--ground-truth", str(page / "ground-truth.json"),
+                     "--size-functions", "pixels", str(page / "ground-truth.json")]}[command]
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run([sys.executable, "-m", "wps", *argv], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True, check=False, timeout=120)
+    finally:
+        os.close(write_end)
+    assert result.stderr == "" and result.returncode == 0, result.stderr

@@ -62,7 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error
+        _discard_stdout()
+        return 0
     except WpsError as err:
         if args.debug:
             raise
@@ -77,6 +82,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wps: internal error: {type(err).__name__}: {err} (rerun with --debug)",
               file=sys.stderr)
         return INTERNAL_ERROR_EXIT
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so Python's final flush cannot fail on the closed pipe again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":  # pragma: no cover
