@@ -204,3 +204,18 @@ def test_cross_origin_frame_inside_a_same_origin_frame(page_server, browser, qui
     assert deep.xpath == ("/HTML[1]/BODY[1]/IFRAME[1]/#document/HTML[1]/BODY[1]/IFRAME[1]"
                           "/#document/HTML[1]/BODY[1]/H1[1]")
     assert capture.timings["frames_walked"] == 2 and capture.timings["frames_skipped"] == 0
+
+
+def test_cross_origin_frame_that_hangs_is_skipped_and_counted(page_server, browser, quick):
+    page_server.add_html(
+        "/hung-frame", "<!doctype html><p>hung</p><script>addEventListener('load', "
+        "() => setTimeout(() => { for (;;) {} }, 0));</script>")
+    page_server.add_html("/fine-frame", FRAME_DOC.replace("FRAME_TEXT", "fine"))
+    url = page_server.add_html(
+        "/hung-outer", "<!doctype html><body><p>outer</p>"
+        f"<iframe src='http://localhost:{page_server.port}/hung-frame'></iframe>"
+        "<iframe src='/fine-frame'></iframe></body>")
+    capture = browser.capture(url, quick(screenshot=False, block_external=False))
+    texts = [node.text for node in capture.nodes if node.is_text]
+    assert "hung" not in texts and texts.count("fine heading") == 1 and "outer" in texts
+    assert capture.timings["frames_walked"] == 1 and capture.timings["frames_skipped"] == 1

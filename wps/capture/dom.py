@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -52,6 +53,10 @@ MAX_FRAMES = 20
 
 FRAME_TIMEOUT_S = 2.0
 """Time for walking one cross-origin frame; a frame that takes longer is skipped."""
+
+
+FRAMES_TOTAL_S = 5.0
+"""Time for walking all cross-origin frames of a page; frames still waiting then are skipped."""
 
 
 @dataclass(slots=True)
@@ -210,7 +215,8 @@ async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int)
     pending = len(parts[0].data["frames"])
     queue = list(page.main_frame.child_frames)
     skipped = 0
-    while queue and pending > 0:
+    stop_at = time.perf_counter() + FRAMES_TOTAL_S
+    while queue and pending > 0 and time.perf_counter() < stop_at:
         frame = queue.pop(0)
         queue.extend(frame.child_frames)
         try:
