@@ -20,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Finished pages are marked in DIR/.done/ and skipped on a rerun; failures go to "
         f"DIR/failures.jsonl and the exit code is {PARTIAL_FAILURE_EXIT} if any page failed.",
     )
-    parser.add_argument("urls_file", type=Path, help="one URL or local file per line; # comments")
+    parser.add_argument("urls_file", type=Path,
+                        help="one URL or local file per line (relative paths are taken from the "
+                        "list's folder); # comments")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument("--workers", type=int, default=1,
                         help="worker processes (one Chromium each)")
