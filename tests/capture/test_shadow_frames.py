@@ -219,3 +219,19 @@ def test_cross_origin_frame_that_hangs_is_skipped_and_counted(page_server, brows
     texts = [node.text for node in capture.nodes if node.is_text]
     assert "hung" not in texts and texts.count("fine heading") == 1 and "outer" in texts
     assert capture.timings["frames_walked"] == 1 and capture.timings["frames_skipped"] == 1
+
+
+def test_iframe_content_is_clipped_to_the_iframe(page_server, browser, quick):
+    page_server.add_html(
+        "/long-frame", "<!doctype html><body style='margin:0'><div style='height:290px;"
+        "width:600px'>straddles</div><p style='margin:0;height:20px'>half out</p>"
+        "<p style='margin:0;height:20px'>all out</p></body>")
+    for cross in (False, True):
+        src = f"http://localhost:{page_server.port}/long-frame" if cross else "/long-frame"
+        url = page_server.add_html(f"/clip-outer-{cross}", frame_page(src))
+        capture = browser.capture(url, quick(screenshot=False, block_external=False))
+        by_text = {node.text: capture.nodes[node.parent] for node in capture.nodes if node.is_text}
+        # the content box is (58, 108) to (458, 408): 400 x 300
+        assert by_text["straddles"].bbox == (58, 108, 458, 398)  # 600 px wide, cut at 458
+        assert by_text["half out"].bbox == (58, 398, 458, 408)
+        assert by_text["all out"].bbox == (58, 408, 458, 408)  # zero height on the edge

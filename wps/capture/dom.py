@@ -13,8 +13,9 @@ The walk follows the rendered (flat) tree. XPath convention for nodes outside th
   ``Node.parent`` is the slot they are rendered in; a slot's box is the union of what it holds;
 * iframe content: the IFRAME's XPath, ``/#document``, then the frame document's own XPath
   (``.../IFRAME[1]/#document/HTML[1]/BODY[1]/...``); BODY's parent is the IFRAME node and boxes
-  are in page coordinates (frame viewport + the iframe's content-box origin). Cross-origin frames
-  are walked through their Playwright frame and appended after the main walk.
+  are in page coordinates (frame viewport + the iframe's content-box origin), clipped to the
+  iframe's content box (content scrolled out of it gets a zero-size box on its edge).
+  Cross-origin frames are walked through their Playwright frame and appended after the main walk.
 
 Closed shadow roots are not reachable from page script: such hosts give their light DOM only.
 ``xpath_all`` of shadow content does not resolve against ``html`` (shadow roots are serialised
@@ -91,9 +92,10 @@ def walk_script() -> str:
 
 
 def walk_arguments(
-    walk_id: int = 0, max_frames: int = MAX_FRAMES, offset: tuple[float, float] | None = None
+    walk_id: int = 0, max_frames: int = MAX_FRAMES, frame: list[float] | None = None
 ) -> dict[str, Any]:
-    """Arguments of walk.js; ``offset`` is the page position of a frame's viewport (None: main)."""
+    """Arguments of walk.js; ``frame``: a frame's viewport origin and clip box in page coordinates
+    (``[left, top, clip_left, clip_top, clip_right, clip_bottom]``; None: the main frame)."""
     return {
         "contexts": CONTEXT_TAGS,
         "styles": list(STYLE_PROPERTIES),
@@ -101,7 +103,7 @@ def walk_arguments(
         "maxStyleChars": MAX_STYLE_CHARS,
         "walkId": walk_id,
         "maxFrames": max_frames,
-        "offset": list(offset) if offset is not None else None,
+        "frame": frame,
     }
 
 
@@ -230,8 +232,8 @@ async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int)
         walk_id, slot = tag
         pending -= 1
         owner = parts[walk_id].data
-        node_index, left, top = owner["frames"][slot]
-        arguments = walk_arguments(len(parts), max(budget, 0), (left, top))
+        node_index, frame_box = owner["frames"][slot]
+        arguments = walk_arguments(len(parts), max(budget, 0), frame_box)
         try:
             payload = await asyncio.wait_for(frame.evaluate(walk_script(), arguments),
                                              FRAME_TIMEOUT_S)

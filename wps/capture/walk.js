@@ -20,8 +20,9 @@
 //   shadow content:  HOST_XPATH/#shadow-root/DIV[1]/text()[1]
 //   slotted nodes:   their light-DOM XPath (HOST_XPATH/P[1]); their parent is the <slot>
 //   iframe content:  IFRAME_XPATH/#document/HTML[1]/BODY[1]/...
-// Light-DOM nodes keep plain Webis XPaths. Iframes the walk cannot enter (cross-origin) are listed
-// in `frames` as [node index, content-box left, top] and tagged with `el.__wpsFrame = [walkId, i]`
+// Light-DOM nodes keep plain Webis XPaths. Boxes inside an iframe are clipped to its content box
+// (a node scrolled out of it gets a zero-size box on its edge). Iframes the walk cannot enter
+// (cross-origin) are listed in `frames` as [node index, frame (see mainFrame)] and tagged with `el.__wpsFrame = [walkId, i]`
 // so the caller can walk them per Playwright frame; `framesSkipped` counts those over the budget.
 (args) => {
   const started = performance.now();
@@ -30,8 +31,10 @@
   const skipped = new Set(args.skip);
   const maxStyleChars = args.maxStyleChars;
   let frameBudget = args.maxFrames;
-  const offsetX = args.offset ? args.offset[0] : window.scrollX;
-  const offsetY = args.offset ? args.offset[1] : window.scrollY;
+  // The walked document's viewport in page coordinates: [left, top, clip left, top, right,
+  // bottom]; an iframe's document is clipped to the iframe's content box (and its ancestors').
+  const mainFrame = args.frame || [window.scrollX, window.scrollY, -Infinity, -Infinity, Infinity,
+    Infinity];
   const root = document.documentElement;
   const body = document.body;
   const pageHeight = Math.max(root ? root.scrollHeight : 0, body ? body.scrollHeight : 0);
@@ -169,17 +172,24 @@
     }
   }
 
-  function contentOrigin(el, frame) {
-    // Page coordinates of an iframe's content box: where its document's viewport is painted.
+  function contentFrame(el, frame) {
+    // An iframe's content box in page coordinates (where its document's viewport is painted),
+    // clipped by the frame it sits in.
     const rect = el.getBoundingClientRect();
     const computed = getComputedStyle(el);
-    return [frame[0] + rect.left + el.clientLeft + parseFloat(computed.paddingLeft || "0"),
-      frame[1] + rect.top + el.clientTop + parseFloat(computed.paddingTop || "0")];
+    const left = frame[0] + rect.left + el.clientLeft + parseFloat(computed.paddingLeft || "0");
+    const top = frame[1] + rect.top + el.clientTop + parseFloat(computed.paddingTop || "0");
+    const width = el.clientWidth - parseFloat(computed.paddingLeft || "0")
+      - parseFloat(computed.paddingRight || "0");
+    const height = el.clientHeight - parseFloat(computed.paddingTop || "0")
+      - parseFloat(computed.paddingBottom || "0");
+    return [left, top, Math.max(left, frame[2]), Math.max(top, frame[3]),
+      Math.min(left + width, frame[4]), Math.min(top + height, frame[5])];
   }
 
   // Rendered children of `el` as stack entries (pushed in reverse so they pop in order).
   // Stack entries: [node, parentIndex, tag, visibleIndex, allIndex, inside, renderKind, frame
-  // offset [x, y], base, prefix]
+  // (see mainFrame), base, prefix]
   const stepCache = new Map();  // light parent -> its childSteps, for slotted nodes
   const capturedIndex = new Map();  // hosts and slots -> node index (bases of slotted nodes)
   function pushChildren(stack, el, tag, index, context, frame) {
@@ -223,11 +233,11 @@
         return;
       }
       frameBudget -= 1;
-      const origin = contentOrigin(el, frame);
+      const origin = contentFrame(el, frame);
       const inner = frameDocument(el);
       if (inner === null) {
         el.__wpsFrame = [args.walkId, frames.length];
-        frames.push([index, round(origin[0]), round(origin[1])]);
+        frames.push([index, origin]);
         return;
       }
       const innerBody = inner.body;
@@ -263,10 +273,12 @@
     return left === Infinity ? {left: 0, top: 0, right: 0, bottom: 0} : {left, top, right, bottom};
   }
 
+  const clip = (value, low, high) => round(Math.min(Math.max(value, low), high));
   function row(parent, tag, visible, all, rect, frame, text, style, context, base, prefix) {
     const entry = [parent, tag, visible, all,
-      round(rect.left + frame[0]), round(rect.top + frame[1]),
-      round(rect.right + frame[0]), round(rect.bottom + frame[1]),
+      clip(rect.left + frame[0], frame[2], frame[4]), clip(rect.top + frame[1], frame[3], frame[5]),
+      clip(rect.right + frame[0], frame[2], frame[4]),
+      clip(rect.bottom + frame[1], frame[3], frame[5]),
       text, style, insides.id(context)];
     if (base !== -1 || prefix !== 0) entry.push(base, prefix);
     nodes.push(entry);
@@ -281,8 +293,8 @@
     rootXpath = xpath;
     rootXpathAll = xpathAll;
     rootDepth = depth;
-    const stack = [[body, -1, body.tagName.toUpperCase(), 1, 1, inside, 1, [offsetX, offsetY],
-      -1, 0]];
+    const stack = [[body, -1, body.tagName.toUpperCase(), 1, 1, inside, 1, mainFrame, -1,
+      0]];
     while (stack.length) {
       const [node, parent, tag, visible, all, context, kind, frame, base, prefix] = stack.pop();
       if (node.nodeType === 1) {
