@@ -225,3 +225,21 @@ def test_a_reader_that_stops_early_is_not_an_error(command, tmp_path):
     finally:
         os.close(write_end)
     assert result.stderr == "" and result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("toml, names", [
+    ('[filters.segment.min_length]\nmin_tokens = "abc"\n',
+     "'filters.segment.min_length.min_tokens' must be an integer, not 'abc'"),
+    ('[binoculars]\nbatch_size = 2.5\n', "'binoculars.batch_size' must be an integer, not 2.5"),
+    ('[extract]\nfavor_precision = 1\n', "'extract.favor_precision' must be true or false, not 1"),
+])
+def test_config_with_a_wrong_type_or_an_unknown_table(toml, names, segments_file, tmp_path,
+                                                      capsys):
+    config = tmp_path / "bad.toml"
+    config.write_text(toml, encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    code, err = _run(["filter", str(segments_file), "--config", str(config), "--out",
+                      str(output)], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, f"{config}: ")
+    assert names in err
+    assert not output.exists()

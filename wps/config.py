@@ -60,5 +60,26 @@ def merge_config(base: dict[str, Any], overlay: dict[str, Any], source: str = "c
                 raise UsageError(f"{source}: {'.'.join(where)!r} must be a table")
             merged[key] = merge_config(merged[key], value, source, where)
         else:
+            _check_type(merged[key], value, source, where)
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+def _check_type(default: Any, value: Any, source: str, where: tuple[str, ...]) -> None:
+    """A setting keeps its default's TOML type (an integer may stand for a float), so a typo such
+    as ``min_tokens = "5"`` is refused here, not met as a TypeError deep in a stage."""
+    if isinstance(default, bool):
+        expected, fits = "true or false", isinstance(value, bool)
+    elif isinstance(default, int):
+        expected, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        expected = "a number"
+        fits = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif isinstance(default, str):
+        expected, fits = "a string", isinstance(value, str)
+    elif isinstance(default, list):
+        expected, fits = "a list", isinstance(value, list)
+    else:
+        return
+    if not fits:
+        raise UsageError(f"{source}: {'.'.join(where)!r} must be {expected}, not {value!r}")
