@@ -79,6 +79,18 @@ def test_open_shadow_roots_nested_hosts_and_slots_are_captured_once(page_server,
     assert heading.depth == 4  # BODY 1, X-CARD 2, #shadow-root 3, H3 4
 
 
+def test_display_contents_host_is_boxed_by_its_shadow_content(page_server, browser, quick):
+    html = ("<!doctype html><body style='margin:0'><div id='host' style='display:contents'>"
+            "<b>light, not slotted</b></div><script>document.getElementById('host')"
+            ".attachShadow({mode: 'open'}).innerHTML = \"<p style='margin:0;height:30px;"
+            "width:70px'>in shadow</p>\";</script></body>")
+    capture = browser.capture(page_server.add_html("/contents-host", html),
+                              quick(screenshot=False))
+    host = capture.nodes[1]
+    assert host.xpath == "/HTML[1]/BODY[1]/DIV[1]" and host.bbox == (0, 0, 70, 30)
+    assert [node.text for node in capture.nodes if node.is_text] == ["in shadow"]
+
+
 def test_html_serialises_open_shadow_roots_and_trafilatura_still_reads_it(
         page_server, browser, quick):
     url = page_server.add_html("/shadow-html", SHADOW_PAGE)

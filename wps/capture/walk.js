@@ -257,10 +257,11 @@
     }
   }
 
-  function slotRect(el, range) {
-    // A slot has no box: the union of what is assigned to it (or its fallback content).
+  function unionRect(children, range) {
+    // A slot or a `display: contents` host has no box: the union of what it renders (a slot's
+    // assigned nodes or fallback content, a host's shadow root children).
     let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
-    for (const child of el.assignedNodes({flatten: true})) {
+    for (const child of children) {
       let rect;
       if (child.nodeType === 1) rect = child.getBoundingClientRect();
       else if (isText(child) && !isBlank(child)) {
@@ -300,8 +301,10 @@
       if (node.nodeType === 1) {
         let rect;
         if (kind === 2) {
-          if (tag === "SLOT" && node.getRootNode().nodeType === 11) rect = slotRect(node, range);
-          else {
+          if (node.shadowRoot) rect = unionRect(node.shadowRoot.childNodes, range);
+          else if (tag === "SLOT" && node.getRootNode().nodeType === 11) {
+            rect = unionRect(node.assignedNodes({flatten: true}), range);
+          } else {
             range.selectNodeContents(node);
             rect = range.getBoundingClientRect();
           }
