@@ -40,10 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..detect import BinocularsScorer, score_jsonl
-    from ..errors import InputFileError, UsageError
+    from ..detect.jsonl import check_segments_file
+    from ..errors import UsageError
 
-    if not args.segments.is_file():
-        raise InputFileError(f"{args.segments}: segments file does not exist")
+    check_segments_file(args.segments, args.out)
     section = load_config(args.config)["binoculars"]
     options = {name: getattr(args, name) for name in _CONFIG_OPTIONS}
     options = {name: section[name] if value is None else value for name, value in options.items()}

@@ -116,6 +116,10 @@ class BinocularsScorer:
         self.device = (
             ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
         )
+        try:
+            torch.device(self.device)
+        except RuntimeError:
+            raise UsageError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N") from None
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise UsageError(f"device {self.device!r} requested but CUDA is not available")
         self.dtype = _resolve_dtype(torch, dtype, self.device)
@@ -227,8 +231,10 @@ def _load_tokenizer(path: str) -> Any:
 
 def _load_model(path: str, dtype: Any, device: str, trust_remote_code: bool) -> Any:
     from transformers import AutoModelForCausalLM
+    from transformers.utils import logging as transformers_logging
 
     _require_folder(path)
+    transformers_logging.disable_progress_bar()  # stderr stays wps's own one-line report
     try:
         model = AutoModelForCausalLM.from_pretrained(
             path, local_files_only=True, dtype=dtype, trust_remote_code=trust_remote_code

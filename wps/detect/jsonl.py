@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InputFileError
-from ..files import atomic_file, iter_jsonl
+from ..files import atomic_file, iter_jsonl, prepare_output_file
 from .binoculars import BinocularsResult, BinocularsScorer
 
-__all__ = ["ScoreSummary", "score_jsonl", "segment_text", "binoculars_record"]
+__all__ = ["ScoreSummary", "check_segments_file", "score_jsonl", "segment_text", "binoculars_record"]
 
 WINDOW_LINES = 256
 """Lines held in memory at once; scoring sorts by length inside a window."""
@@ -74,6 +74,19 @@ def _score_window(
         else:
             summary.scored += 1
             summary.predictions[outcome["pred"]] += 1
+
+
+def check_segments_file(source: str | Path, destination: str | Path | None = None) -> None:
+    """Refuse a missing, unreadable or malformed segments file and an impossible output before
+    minutes go into loading the models."""
+    source = Path(source)
+    if source.is_dir():
+        raise InputFileError(f"{source}: is a folder, expected a segments.jsonl file")
+    if not source.is_file():
+        raise InputFileError(f"{source}: segments file does not exist")
+    for _ in iter_jsonl(source):
+        pass
+    prepare_output_file(destination if destination is not None else source)
 
 
 def score_jsonl(
