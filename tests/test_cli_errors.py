@@ -243,3 +243,26 @@ def test_config_with_a_wrong_type_or_an_unknown_table(toml, names, segments_file
     _assert_one_error_line(code, err, UsageError.exit_code, f"{config}: ")
     assert names in err
     assert not output.exists()
+
+
+@pytest.mark.parametrize("content, names", [
+    (None, "is a folder"),
+    ('{"text": 5, "label": 1}\n', ":1: 'text' must be a string, not 5"),
+])
+def test_train_noise_with_a_folder_or_a_non_text_example(content, names, tmp_path, capsys):
+    training = tmp_path / "labels.jsonl"
+    if content is None:
+        training.mkdir()
+    else:
+        training.write_text(content, encoding="utf-8")
+    code, err = _run(["train-noise", str(training), "--out", str(tmp_path / "model")], capsys)
+    _assert_one_error_line(code, err, InputFileError.exit_code, f"{training}")
+    assert names in err
+
+
+def test_train_noise_checks_its_output_before_training(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    training = tmp_path / "missing.jsonl"  # training would fail on this, after the output check
+    code, err = _run(["train-noise", str(training), "--out", str(blocker)], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, f"{blocker}: exists and is not a folder")

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.hidden_units < 1 or args.max_iterations < 1:
         raise UsageError("--hidden-units and --max-iterations must be positive")
+    if args.out.exists() and not args.out.is_dir():  # refused before, not after, the training
+        raise UsageError(f"{args.out}: exists and is not a folder")
     texts, labels = load_labelled_jsonl(args.training)
     classifier, report = NoiseClassifier.train(
         texts,

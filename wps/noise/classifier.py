@@ -55,9 +55,11 @@ def load_labelled_jsonl(path: str | Path) -> tuple[list[str], list[int]]:
                     raise InputFileError(
                         f"{path}:{number}: expected a JSON object with 'text' and 'label'"
                     ) from None
+                if not isinstance(text, str):
+                    raise InputFileError(f"{path}:{number}: 'text' must be a string, not {text!r}")
                 if (
-                    not isinstance(text, str)
-                    or not isinstance(label, (int, str))
+                    not isinstance(label, (int, str))
+                    or isinstance(label, bool)
                     or label not in _LABELS
                 ):
                     raise InputFileError(
@@ -67,8 +69,12 @@ def load_labelled_jsonl(path: str | Path) -> tuple[list[str], list[int]]:
                 labels.append(_LABELS[label])
     except FileNotFoundError:
         raise InputFileError(f"{path}: training file does not exist") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a folder, expected a JSONL training file") from None
     except UnicodeDecodeError as err:
         raise InputFileError(f"{path}: not UTF-8 text ({err.reason})") from None
+    except OSError as err:
+        raise InputFileError(f"{path}: unreadable training file ({err.strerror})") from None
     if len(set(labels)) < 2:
         raise InputFileError(f"{path}: training needs both noise and content examples")
     return texts, labels
