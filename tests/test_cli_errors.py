@@ -266,3 +266,20 @@ def test_train_noise_checks_its_output_before_training(tmp_path, capsys):
     training = tmp_path / "missing.jsonl"  # training would fail on this, after the output check
     code, err = _run(["train-noise", str(training), "--out", str(blocker)], capsys)
     _assert_one_error_line(code, err, UsageError.exit_code, f"{blocker}: exists and is not a folder")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_eval_family_precision_must_be_finite(value, tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    code, err = _run(["eval", "--ground-truth", str(page / "ground-truth.json"), "--precision",
+                      value, "--size-functions", "pixels", str(page / "ground-truth.json")], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "precision")
+    code, err = _run(["flatten", "--input", str(page / "annotations.json"), "--output",
+                      str(tmp_path / "flat.json"), "--precision", value], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "precision")
+    assert not (tmp_path / "flat.json").exists()
+    code, err = _run(["fuse", "--input", str(page / "fitted-annotations.json"), "--output",
+                      str(tmp_path / "fused.json"), "--disagreement-threshold", f"0.5,{value}"],
+                     capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "disagreement thresholds")
+    assert not (tmp_path / "fused.json").exists()

@@ -150,6 +150,8 @@ def fuse_segmentations(
     )
     if not thresholds:
         raise UsageError("at least one disagreement threshold is needed")
+    if not all(np.isfinite(thresholds)):
+        raise UsageError(f"disagreement thresholds must be finite numbers, got {thresholds}")
     if min_annotators < 0:
         raise UsageError(f"segments min annotators must be ≥ 0, but was {min_annotators}")
     size_function = canonical_size_function(size_function)

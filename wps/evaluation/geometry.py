@@ -18,6 +18,7 @@ import shapely.errors
 from shapely import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from ..errors import UsageError
 from .webis_json import MultiPolygonJson
 
 SNAP_TOLERANCE = 0.9
@@ -68,6 +69,8 @@ def round_half_away(geometries: np.ndarray, precision: float = 1.0) -> np.ndarra
         scaled = coords * precision
         return np.copysign(np.floor(np.abs(scaled) + 0.5), scaled) / precision
 
+    if not np.isfinite(precision):
+        raise UsageError(f"coordinate precision must be a finite number, got {precision}")
     if precision == 0:
         return geometries
     return shapely.transform(geometries, _round)
