@@ -283,3 +283,7 @@ def test_eval_family_precision_must_be_finite(value, tmp_path, capsys):
                      capsys)
     _assert_one_error_line(code, err, UsageError.exit_code, "disagreement thresholds")
     assert not (tmp_path / "fused.json").exists()
+    code, err = _run(["fit", "--input", str(page / "annotations.json"), "--output",
+                      str(tmp_path / "fitted.json"), "--tolerance", value], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "fit tolerance")
+    assert not (tmp_path / "fitted.json").exists()

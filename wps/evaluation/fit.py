@@ -88,7 +88,7 @@ def fit_segmentations(
     ``nodes`` is a ``nodes.csv`` path or an array of (l, t, r, b) boxes. Like R, the result keeps
     every selected segmentation whose name matches ``fitted`` (the new ones included).
     """
-    if tolerance < 0:
+    if not 0 <= tolerance < float("inf"):  # also refuses NaN
         raise UsageError(f"fit tolerance must be ≥ 0, but was {tolerance}")
     if not 0 <= containment_threshold <= 1:
         raise UsageError(
