@@ -151,9 +151,10 @@ def test_segment_output_folder_that_cannot_be_written(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("option, names", [
-    ("iqr_k=abc", "dom-cohesion: option iqr_k expects a number, got 'abc'"),
+    ("iqr_k=abc", "dom-cohesion: option iqr_k expects a finite number, got 'abc'"),
+    ("iqr_k=NaN", "dom-cohesion: option iqr_k expects a finite number, got nan"),
     ("nope=3", "dom-cohesion: unknown option 'nope'; choose from"),
-    ("iqr_k=null", "dom-cohesion: option iqr_k expects a number, got None"),
+    ("iqr_k=null", "dom-cohesion: option iqr_k expects a finite number, got None"),
     ("canny_low=1.5", "dom-cohesion: option canny_low expects an integer, got 1.5"),
     ("use_screenshot=1", "dom-cohesion: option use_screenshot expects true or false, got 1"),
 ])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import pkgutil
 from typing import Any, Callable, Protocol, runtime_checkable
 
@@ -99,7 +100,7 @@ def _expected_type(default: Any) -> str | None:
     if isinstance(default, int):
         return "an integer"
     if isinstance(default, float):
-        return "a number"
+        return "a finite number"
     if isinstance(default, str):
         return "a string"
     return None  # no default or None: the segmenter checks it
@@ -112,6 +113,6 @@ def _has_type(value: Any, expected: str) -> bool:
         return False
     if expected == "an integer":
         return isinstance(value, int)
-    if expected == "a number":
-        return isinstance(value, (int, float))
+    if expected == "a finite number":
+        return isinstance(value, (int, float)) and math.isfinite(value)
     return isinstance(value, str)
