@@ -17,7 +17,7 @@ from typing import IO, Any, Iterable, Iterator
 from .errors import InputFileError, OutputError, UsageError
 
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
-           "iter_jsonl", "prepare_output_file", "prepare_output_folder"]
+           "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder"]
 
 
 def _umask() -> int:
@@ -119,6 +119,23 @@ def _make_parent(path: Path) -> None:
         raise OutputError(f"{path}: cannot create its folder ({_reason(err)})") from None
     if not os.access(path.parent, os.W_OK):
         raise OutputError(f"{path}: folder {path.parent} is not writable")
+
+
+def check_output_folder(directory: str | Path) -> Path:
+    """Check, creating nothing, that ``directory`` can be a folder of outputs: not an existing
+    file, and its nearest existing ancestor a writable folder. Commands call it before long work
+    that may still fail, so a failed run leaves no empty folder behind."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise OutputError(f"{directory}: exists and is not a folder")
+    ancestor = directory
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{directory}: cannot create folder ({ancestor} is not a folder)")
+    if not os.access(ancestor, os.W_OK):
+        raise OutputError(f"{directory}: cannot create folder ({ancestor} is not writable)")
+    return directory
 
 
 def prepare_output_folder(directory: str | Path) -> Path:

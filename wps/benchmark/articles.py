@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import InputFileError
-from ..files import write_text_atomic
+from ..files import check_output_folder, write_text_atomic
 from ..model import PageCapture
 
 __all__ = ["Score", "shingles", "page_counts", "score_predictions", "load_benchmark",
@@ -242,8 +242,8 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
     from ..segmenters import build_segmenter
 
     config = config or load_config()
+    out = check_output_folder(out)  # an impossible --out fails before minutes of rendering
     truth, files = load_benchmark(data)
-    out = Path(out)
     segmenter = build_segmenter(segmenter_name)
     rows: dict[str, dict[str, dict[str, str]]] = {
         name: {} for name in ("wps", "trafilatura", *EXTRA_ROWS)}

@@ -24,6 +24,7 @@ from typing import Any
 from ..datasets.published import SIZE_FUNCTION_ORDER
 from ..datasets.webis import EVALUATION_FILES, WebisDataset, WebisPage
 from ..errors import SegmentationError, UnknownSegmenterError, UsageError
+from ..files import check_output_folder
 from ..model import PageCapture, Segment, Segmentation
 from .aggregate import BASELINE_NAME, SegmenterSummary, aggregate, resolve_rows
 from .report import summary_to_json, summary_to_markdown, write_atomic, write_per_page_csv
@@ -79,6 +80,7 @@ def run_benchmark(options: BenchmarkOptions) -> BenchmarkReport:
         if name not in segmenter_names():
             raise UnknownSegmenterError(
                 f"unknown segmenter {name!r}; choose from {segmenter_names()}")
+    check_output_folder(options.out)  # an impossible --out fails before any page is scored
     dataset = WebisDataset(options.data, ids=options.ids, require=EVALUATION_FILES,
                            limit=options.pages)
     pages = list(dataset)

@@ -29,10 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..evaluation import agreement, read_segmentations
     from ..evaluation.agreement import AGREEMENT_FILE_NAMES
-    from ..files import prepare_output_folder
+    from ..files import check_output_folder
 
     if args.output is not None:  # an impossible output fails before the computation
-        prepare_output_folder(args.output)
+        check_output_folder(args.output)
     result = agreement(
         read_segmentations(args.input), pattern=args.segmentations,
         resources_dir=args.resources_dir, precision=args.precision,
