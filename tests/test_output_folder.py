@@ -34,3 +34,25 @@ def test_page_stats_in_the_text_report_count_the_whole_page(webis_page, tmp_path
     # the baseline's one segment is the whole page: its text is the page's text
     segment = json.loads((tmp_path / "out" / "segments.jsonl").read_text().splitlines()[0])
     assert page["chars"] == segment["stats"]["chars"]
+
+
+def test_segment_refuses_to_replace_a_folder_that_is_not_its_output(webis_page, tmp_path, capsys):
+    precious = tmp_path / "documents"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me", encoding="utf-8")
+    code = main(["segment", str(webis_page), "--out", str(precious), "--segmenter", "baseline"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "refusing to replace" in err, err
+    assert (precious / "notes.txt").read_text(encoding="utf-8") == "keep me"
+    import pytest
+
+    from wps.errors import UsageError
+
+    with pytest.raises(UsageError, match="refusing to replace"):
+        wps.segment_to_directory(webis_page, precious, segmenter="baseline")
+    assert [p.name for p in precious.iterdir()] == ["notes.txt"]
+    out = tmp_path / "out"  # an empty folder or an earlier output may be replaced
+    out.mkdir()
+    for _ in range(2):
+        assert main(["segment", str(webis_page), "--out", str(out), "--segmenter", "baseline"]) == 0
+    assert (out / "segmentation.json").is_file()

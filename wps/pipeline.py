@@ -175,9 +175,10 @@ def segment_to_directory(
     ``main-text.json``; it replaces an older folder there.
     ``options.keep_only`` writes only the kept segments to ``segments.jsonl``.
     """
-    from .output import write_page_outputs
+    from .output import check_replaceable_output, write_page_outputs
 
     options = PipelineOptions.resolve(options, overrides)
+    check_replaceable_output(out_dir)  # before, not after, the page is rendered
     result = segment(source, options, browser=browser)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
     write_page_outputs(result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
