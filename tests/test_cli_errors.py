@@ -288,3 +288,21 @@ def test_eval_family_precision_must_be_finite(value, tmp_path, capsys):
                       str(tmp_path / "fitted.json"), "--tolerance", value], capsys)
     _assert_one_error_line(code, err, UsageError.exit_code, "fit tolerance")
     assert not (tmp_path / "fitted.json").exists()
+
+
+def test_train_noise_refuses_to_replace_a_folder_that_is_not_a_model(tmp_path, capsys):
+    training = tmp_path / "labels.jsonl"
+    rows = [("Accept cookies", "noise"), ("The bread rose well overnight", "content"),
+            ("Share on Twitter", 1), ("Feed it twice a day", 0)]
+    training.write_text("".join(json.dumps({"text": t, "label": l}) + "\n" for t, l in rows))
+    precious = tmp_path / "documents"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    code, err = _run(["train-noise", str(training), "--out", str(precious), "--held-out", "0"],
+                     capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "refusing to replace")
+    assert [p.name for p in precious.iterdir()] == ["notes.txt"]
+    model = tmp_path / "model"
+    for _ in range(2):  # an earlier model folder is replaced
+        assert _run(["train-noise", str(training), "--out", str(model), "--held-out", "0"],
+                    capsys)[0] == 0

@@ -17,7 +17,8 @@ from typing import IO, Any, Iterable, Iterator
 from .errors import InputFileError, OutputError, UsageError
 
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
-           "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder"]
+           "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder",
+           "check_replaceable_folder"]
 
 
 def _umask() -> int:
@@ -75,16 +76,32 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> Path:
     return Path(path)
 
 
+def check_replaceable_folder(directory: str | Path, marker: str, what: str) -> None:
+    """Refuse to replace a non-empty folder without ``marker`` (a file every ``what`` folder has):
+    an output path pointing at a user's folder must not delete it."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: exists and is not a folder")
+    if (directory.is_dir() and any(directory.iterdir())
+            and not (directory / marker).is_file()):
+        raise UsageError(f"{directory}: a non-empty folder that is not a {what}; "
+                         "refusing to replace it")
+
+
 @contextmanager
-def staging_directory(directory: str | Path) -> Iterator[Path]:
+def staging_directory(directory: str | Path, marker: str | None = None,
+                      what: str = "") -> Iterator[Path]:
     """A temporary sibling folder that replaces ``directory`` when the block ends without an error.
 
     An older ``directory`` is swapped out by two renames and then deleted; on an error the staging
-    folder is removed and ``directory`` is untouched.
+    folder is removed and ``directory`` is untouched. With ``marker``, an existing non-empty folder
+    is replaced only if it holds that file (see :func:`check_replaceable_folder`).
     """
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory}: exists and is not a folder")
+    if marker is not None:
+        check_replaceable_folder(directory, marker, what)
     _make_parent(directory)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))

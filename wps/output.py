@@ -14,8 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import UsageError
-from .files import atomic_file, staging_directory, write_jsonl
+from .files import atomic_file, check_replaceable_folder, staging_directory, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 
 CAPTURE_DIR = "capture"
@@ -139,12 +138,7 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
 def check_replaceable_output(out_dir: str | Path) -> None:
     """Writing replaces ``out_dir`` as a whole: only a missing or empty folder or an earlier page
     output folder (one holding ``segmentation.json``) may go, never a user's folder of files."""
-    out_dir = Path(out_dir)
-    if not out_dir.is_dir():
-        return  # missing (fine) or a file (staging_directory refuses it)
-    if any(out_dir.iterdir()) and not (out_dir / SEGMENTATION_FILE).is_file():
-        raise UsageError(f"{out_dir}: a non-empty folder that is not a wps segment output; "
-                         "refusing to replace it")
+    check_replaceable_folder(out_dir, SEGMENTATION_FILE, "wps segment output folder")
 
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,

@@ -30,12 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
+    from ..files import check_replaceable_folder
     from ..noise import NoiseClassifier, load_labelled_jsonl
 
     if args.hidden_units < 1 or args.max_iterations < 1:
         raise UsageError("--hidden-units and --max-iterations must be positive")
-    if args.out.exists() and not args.out.is_dir():  # refused before, not after, the training
-        raise UsageError(f"{args.out}: exists and is not a folder")
+    check_replaceable_folder(args.out, "metadata.json", "noise model folder")  # before training
     texts, labels = load_labelled_jsonl(args.training)
     classifier, report = NoiseClassifier.train(
         texts,

@@ -190,7 +190,8 @@ class NoiseClassifier:
         from ..files import staging_directory
 
         directory = Path(directory)
-        with staging_directory(directory) as staging:
+        with staging_directory(directory, marker="metadata.json",
+                               what="noise model folder") as staging:
             joblib.dump(self.pipeline, staging / "model.joblib")
             (staging / "metadata.json").write_text(
                 json.dumps(self.metadata, indent=2) + "\n", encoding="utf-8"
