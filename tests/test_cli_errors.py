@@ -306,3 +306,12 @@ def test_train_noise_refuses_to_replace_a_folder_that_is_not_a_model(tmp_path, c
     for _ in range(2):  # an earlier model folder is replaced
         assert _run(["train-noise", str(training), "--out", str(model), "--held-out", "0"],
                     capsys)[0] == 0
+
+
+def test_a_folder_given_as_a_json_file_is_named_as_such(tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    code, err = _run(["eval", "--ground-truth", str(page), str(page / "ground-truth.json")],
+                     capsys)
+    _assert_one_error_line(code, err, InputFileError.exit_code,
+                           f"{page}: is a folder, expected a segmentation file")
+    assert "Errno" not in err

@@ -194,8 +194,12 @@ def read_text(path: str | Path, what: str) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such {what}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputFileError(f"{path}: unreadable {what} ({err})") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a folder, expected a {what}") from None
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path}: unreadable {what} (not UTF-8 text)") from None
+    except OSError as err:
+        raise InputFileError(f"{path}: unreadable {what} ({_reason(err)})") from None
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:

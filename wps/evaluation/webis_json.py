@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError, SchemaError, UsageError
-from ..files import write_text_atomic
+from ..files import read_text, write_text_atomic
 from ..model import integral_coordinates
 
 MultiPolygonJson = list[list[list[list[float]]]]
@@ -68,13 +68,9 @@ class WebisSegmentations:
 def read_segmentations(path: str | Path) -> WebisSegmentations:
     """Read and validate a segmentation JSON file; errors name the file and the problem."""
     path = Path(path)
+    text = read_text(path, "segmentation file")
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such segmentation file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputFileError(f"{path}: unreadable segmentation file ({err})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise SchemaError(f"{path}: not valid JSON ({err})") from None
     return parse_segmentations(data, source=str(path))
