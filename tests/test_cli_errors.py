@@ -139,7 +139,7 @@ def test_batch_output_folder_that_cannot_be_written(where, tmp_path, capsys):
     blocker.write_text("x")
     output = blocker if where == "a-file" else Path(UNWRITABLE)
     code, err = _run(["batch", str(urls), "--out", str(output), "--no-progress"], capsys)
-    _assert_one_error_line(code, err, OutputError.exit_code, str(output))
+    _assert_one_error_line(code, err, OutputError.exit_code, f"{output}: ")
     assert blocker.read_text() == "x"
 
 

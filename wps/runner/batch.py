@@ -84,6 +84,7 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     done_dir = out / DONE_FOLDER
     pipeline = _checked_pipeline(options.pipeline)
     done_as = {"segmenter": pipeline.segmenter, "options": _output_options_key(pipeline)}
+    prepare_output_folder(out)
     prepare_output_folder(done_dir)
     summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
     tasks = []
