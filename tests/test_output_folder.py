@@ -56,3 +56,19 @@ def test_segment_refuses_to_replace_a_folder_that_is_not_its_output(webis_page, 
     for _ in range(2):
         assert main(["segment", str(webis_page), "--out", str(out), "--segmenter", "baseline"]) == 0
     assert (out / "segmentation.json").is_file()
+
+
+def test_jsonl_bbox_is_float_width_and_height_without_float_noise():
+    from wps.model import Node, PageCapture, Segment, Segmentation
+    from wps.output import segment_records
+
+    nodes = [Node(0, None, "BODY", "/HTML[1]/BODY[1]", (0, 0, 1366, 1169))]
+    capture = PageCapture(url="https://example.org/f", width=1366, height=1169, nodes=nodes,
+                          page_id="f")
+    footer = Segment.from_box("9", (0, 1074.91, 1366.0, 1138.0), [0])
+    header = Segment.from_box("1", (0.0, 58, 1366.0, 82.0), [0])
+    records = segment_records(capture, Segmentation("f", "x", 1366, 1169, [footer, header]))
+    assert records[0]["bbox"] == [0.0, 1074.91, 1366.0, 63.09]
+    assert records[1]["bbox"] == [0.0, 58.0, 1366.0, 24.0]
+    assert all(isinstance(v, float) for record in records for v in record["bbox"])
+    assert json.dumps(records[0]["bbox"]) == "[0.0, 1074.91, 1366.0, 63.09]"

@@ -21,6 +21,8 @@ CAPTURE_DIR = "capture"
 SEGMENTATION_FILE = "segmentation.json"
 SEGMENTS_FILE = "segments.jsonl"
 OVERLAY_FILE = "overlay.png"
+BBOX_DECIMALS = 2
+"""``segments.jsonl`` bbox values are CSS pixels: hundredths are all the precision there is."""
 MAIN_TEXT_FILE = "main-text.json"
 """The text step's page report, written beside the outputs by ``wps segment`` and ``wps batch``."""
 
@@ -53,7 +55,8 @@ def segment_record(capture: PageCapture, segmentation: Segmentation, segment: Se
         "order": order,
         "segmenter": segmentation.segmenter,
         "parent": segment.parent,
-        "bbox": [left, top, right - left, bottom - top],
+        "bbox": [round(float(v), BBOX_DECIMALS)
+                 for v in (left, top, right - left, bottom - top)],  # no 63.08999999999992
         "polygon": segment.polygons,
         "node_ids": list(segment.node_ids),
         "xpaths": top_xpaths(capture, segment.node_ids),
