@@ -315,3 +315,10 @@ def test_a_folder_given_as_a_json_file_is_named_as_such(tmp_path, capsys):
     _assert_one_error_line(code, err, InputFileError.exit_code,
                            f"{page}: is a folder, expected a segmentation file")
     assert "Errno" not in err
+
+
+def test_segment_a_host_name_without_scheme_gets_a_hint(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = _run(["segment", "example.org", "--out", str(tmp_path / "out")], capsys)
+    _assert_one_error_line(code, err, InputFileError.exit_code,
+                           "example.org: no such file or folder (a URL needs http:// or https://)")

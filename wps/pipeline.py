@@ -113,7 +113,8 @@ def load_capture(
                 "(nodes.csv)"
             )
         if not path.exists():
-            raise InputFileError(f"{path}: no such file or folder")
+            hint = "" if "/" in str(path) else " (a URL needs http:// or https://)"
+            raise InputFileError(f"{path}: no such file or folder{hint}")
     from .capture import capture_page
 
     return capture_page(source, capture_options, browser=browser)
