@@ -322,3 +322,11 @@ def test_segment_a_host_name_without_scheme_gets_a_hint(tmp_path, capsys, monkey
     code, err = _run(["segment", "example.org", "--out", str(tmp_path / "out")], capsys)
     _assert_one_error_line(code, err, InputFileError.exit_code,
                            "example.org: no such file or folder (a URL needs http:// or https://)")
+
+
+def test_debug_works_before_or_after_the_command(tmp_path, capsys):
+    missing = str(tmp_path / "missing.html")
+    for argv in (["--debug", "segment", missing], ["segment", missing, "--debug"]):
+        with pytest.raises(InputFileError):
+            main([*argv, "--out", str(tmp_path / "out")])
+    assert main(["segment", missing, "--out", str(tmp_path / "out")]) == InputFileError.exit_code

@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         if module.name.startswith("_"):
             continue
         importlib.import_module(f"{__name__}.{module.name}").register(subparsers)
+    for command in subparsers.choices.values():  # `wps segment ... --debug` works as well
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="show tracebacks on errors")
     return parser
 
 
