@@ -330,3 +330,11 @@ def test_debug_works_before_or_after_the_command(tmp_path, capsys):
         with pytest.raises(InputFileError):
             main([*argv, "--out", str(tmp_path / "out")])
     assert main(["segment", missing, "--out", str(tmp_path / "out")]) == InputFileError.exit_code
+
+
+def test_batch_with_a_list_that_names_no_page(tmp_path, capsys):
+    urls = tmp_path / "urls.txt"
+    urls.write_text("# nothing yet\n\n", encoding="utf-8")
+    code, err = _run(["batch", str(urls), "--out", str(tmp_path / "out"), "--no-progress"], capsys)
+    _assert_one_error_line(code, err, InputFileError.exit_code, f"{urls}: no URL or file listed")
+    assert not (tmp_path / "out").exists()

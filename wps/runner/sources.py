@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..capture.sources import is_url, page_id_for
+from ..errors import InputFileError
 from ..files import read_text
 
 
@@ -27,6 +28,8 @@ def read_source_list(path: str | Path) -> list[str]:
         if entry not in seen:
             seen.add(entry)
             sources.append(entry)
+    if not sources:  # most likely the wrong file: say so instead of "0 pages done"
+        raise InputFileError(f"{path}: no URL or file listed (only blank lines and # comments)")
     return sources
 
 
