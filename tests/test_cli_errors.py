@@ -266,7 +266,8 @@ def test_train_noise_checks_its_output_before_training(tmp_path, capsys):
     blocker.write_text("x")
     training = tmp_path / "missing.jsonl"  # training would fail on this, after the output check
     code, err = _run(["train-noise", str(training), "--out", str(blocker)], capsys)
-    _assert_one_error_line(code, err, UsageError.exit_code, f"{blocker}: exists and is not a folder")
+    _assert_one_error_line(code, err, UsageError.exit_code,
+                           f"{blocker}: exists and is not a folder")
 
 
 @pytest.mark.parametrize("value", ["nan", "inf"])

@@ -72,3 +72,18 @@ def test_jsonl_bbox_is_float_width_and_height_without_float_noise():
     assert records[1]["bbox"] == [0.0, 58.0, 1366.0, 24.0]
     assert all(isinstance(v, float) for record in records for v in record["bbox"])
     assert json.dumps(records[0]["bbox"]) == "[0.0, 1074.91, 1366.0, 63.09]"
+
+
+def test_text_report_counts_segments_dropped_by_dedup(webis_page, tmp_path):
+    import shutil
+
+    for page_id in ("000000", "000009"):  # the same page under two URLs of one site
+        shutil.copytree(webis_page, tmp_path / page_id)
+    database = tmp_path / "site.sqlite3"
+    first = wps.segment(tmp_path / "000000", dedup_db=database)
+    second = wps.segment(tmp_path / "000009", dedup_db=database)
+    assert first.text.counts["kept"] == sum(s.kept for s in first.segmentation.segments) > 0
+    kept = sum(s.kept for s in second.segmentation.segments)
+    assert kept == 0 and second.text.counts["kept"] == kept
+    assert second.text.counts["total"] == len(second.segmentation.segments)
+    assert second.text.counts["dropped_dup_chunk_share"] > 0

@@ -158,6 +158,10 @@ def segment(
 
         with Deduplicator(options.dedup_db) as deduplicator:
             deduplicator.process(capture.url, segmentation.segments)
+        if text_result is not None:  # the report counts what dedup dropped too
+            from .filters.base import count_outcomes
+
+            text_result.counts = count_outcomes(segmentation.segments)
     return PageResult(capture, segmentation, text=text_result)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError, SchemaError, UsageError
+from ..errors import SchemaError, UsageError
 from ..files import read_text, write_text_atomic
 from ..model import integral_coordinates
 

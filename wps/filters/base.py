@@ -15,7 +15,7 @@ from typing import Iterable, Protocol, Sequence, runtime_checkable
 from ..model import Segment
 
 __all__ = ["TextUnit", "RuleResult", "KEEP", "Rule", "evaluate_rules", "apply_rules",
-           "count_tokens"]
+           "count_outcomes", "count_tokens"]
 
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
@@ -70,10 +70,18 @@ def evaluate_rules(unit: TextUnit, rules: Iterable[Rule]) -> list[str]:
 def apply_rules(segments: Sequence[Segment], rules: Sequence[Rule],
                 stats: Counter[str] | None = None) -> Counter[str]:
     """Mark every segment kept or dropped by its ``main_text`` and ``stats``; count reasons."""
-    counts: Counter[str] = stats if stats is not None else Counter()
     for segment in segments:
         segment.reasons = evaluate_rules(TextUnit(segment.main_text, segment.stats), rules)
         segment.kept = not segment.reasons
+    return count_outcomes(segments, stats)
+
+
+def count_outcomes(segments: Sequence[Segment],
+                   stats: Counter[str] | None = None) -> Counter[str]:
+    """``total``, ``kept``, ``dropped`` and ``dropped_<reason>`` of segments as they stand (also
+    after a later step, such as de-duplication, dropped some)."""
+    counts: Counter[str] = stats if stats is not None else Counter()
+    for segment in segments:
         counts["total"] += 1
         if segment.kept:
             counts["kept"] += 1
