@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "filter",
         help="re-apply the segment filter rules to a segments.jsonl file",
         description="Recompute kept/reasons of every line of a segments.jsonl file from its "
-        "main_text and stats with the segment rules of --config (default: packaged defaults).",
+        "main_text and stats with the segment rules of --config (default: packaged defaults); "
+        "de-duplication verdicts (wps dedup, --dedup-db) stay.",
     )
     parser.add_argument("segments", type=Path, help="segments.jsonl written by wps segment")
     parser.add_argument("--config", type=Path, default=None, help="TOML config overlay")
@@ -31,15 +32,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def refilter_records(records: list[dict], config: dict) -> Counter[str]:
-    """Set ``kept``/``reasons`` of each record with the config's segment rules."""
+    """Set ``kept``/``reasons`` of each record with the config's segment rules; the
+    de-duplication reasons (``wps dedup``, ``--dedup-db``) are kept, they come from the site's
+    state, not from the line."""
+    from ..dedup import REASON_CHUNKS, REASON_MINHASH, REASON_SIMHASH
     from ..filters import TextUnit, evaluate_rules, rules_from_config
 
     rules = rules_from_config(config["filters"]["segment"])
+    site_verdicts = (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH)  # not the rules' to undo
     counts: Counter[str] = Counter()
     for record in records:
         stats = {key: float(value) for key, value in (record.get("stats") or {}).items()
                  if isinstance(value, (int, float))}
         reasons = evaluate_rules(TextUnit(record.get("main_text") or "", stats), rules)
+        reasons += [r for r in record.get("reasons") or [] if r in site_verdicts]
         record["kept"], record["reasons"] = not reasons, reasons
         counts["kept" if not reasons else "dropped"] += 1
         counts.update(f"dropped_{reason}" for reason in reasons)

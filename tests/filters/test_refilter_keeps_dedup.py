@@ -1,0 +1,30 @@
+"""``wps filter`` re-applies the filter rules but keeps the de-duplication verdicts (QA pass)."""
+
+from __future__ import annotations
+
+import json
+
+from wps.cli import main
+
+
+def test_refilter_keeps_dedup_reasons(tmp_path):
+    text = ("The starter doubled on day three, then slowed down. Feed it twice a day and keep "
+            "it somewhere warm, and it will come back within a week or so.")
+    stats = {"main_text_overlap": 1.0, "link_share": 0.0, "code_share": 0.0,
+             "list_table_share": 0.0, "tokens": 30.0, "chars": float(len(text))}
+    lines = [
+        {"id": "0", "text": text, "main_text": text, "stats": stats, "kept": False,
+         "reasons": ["dup_chunk_share", "near_duplicate_simhash"]},
+        {"id": "1", "text": "Log in", "main_text": "", "stats": stats, "kept": True,
+         "reasons": []},
+        {"id": "2", "text": text, "main_text": text, "stats": stats, "kept": False,
+         "reasons": ["too_few_tokens"]},
+    ]
+    source = tmp_path / "segments.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert main(["filter", str(source), "--out", str(tmp_path / "out.jsonl")]) == 0
+    out = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert out[0]["kept"] is False
+    assert out[0]["reasons"] == ["dup_chunk_share", "near_duplicate_simhash"]
+    assert out[1]["kept"] is False and "no_main_text" in out[1]["reasons"]
+    assert out[2]["kept"] is True and out[2]["reasons"] == []  # a filter reason is recomputed
