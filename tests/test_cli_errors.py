@@ -339,3 +339,16 @@ def test_batch_with_a_list_that_names_no_page(tmp_path, capsys):
     code, err = _run(["batch", str(urls), "--out", str(tmp_path / "out"), "--no-progress"], capsys)
     _assert_one_error_line(code, err, InputFileError.exit_code, f"{urls}: no URL or file listed")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("metadata", [b"[1]", b"\xff\xfe"])
+def test_noise_model_with_malformed_metadata(metadata, tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    model = tmp_path / "noise-model"
+    model.mkdir()
+    (model / "metadata.json").write_bytes(metadata)
+    (model / "model.joblib").write_bytes(b"not a pickle")
+    code, err = _run(["segment", str(page), "--out", str(tmp_path / "out"), "--noise-model",
+                      str(model)], capsys)
+    _assert_one_error_line(code, err, 20, f"{model}: ")
+    assert not (tmp_path / "out").exists()

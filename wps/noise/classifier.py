@@ -217,8 +217,10 @@ class NoiseClassifier:
         directory = Path(directory)
         try:
             metadata = json.loads((directory / "metadata.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as err:
+        except (OSError, ValueError) as err:  # ValueError: not JSON or not UTF-8
             raise ModelError(f"{directory}: not a noise model folder ({_reason(err)})") from None
+        if not isinstance(metadata, dict):
+            raise ModelError(f"{directory}: metadata.json is not a JSON object")
         if metadata.get("format") != NOISE_MODEL_FORMAT:
             raise ModelError(f"{directory}: unknown noise model format {metadata.get('format')!r}")
         try:
