@@ -352,3 +352,25 @@ def test_noise_model_with_malformed_metadata(metadata, tmp_path, capsys):
                       str(model)], capsys)
     _assert_one_error_line(code, err, 20, f"{model}: ")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("line, names", [
+    ({"url": "https://a.example/x", "text": "a", "main_text": "a", "stats": "x"},
+     ":1: 'stats' must be a JSON object, not 'x'"),
+    ({"url": "https://a.example/x", "text": ["a"], "main_text": "a", "stats": {}},
+     ":1: 'text' must be a string, not ['a']"),
+    ({"url": "https://a.example/x", "text": "a", "main_text": {"a": 1}, "stats": {}},
+     ":1: 'main_text' must be a string"),
+    ({"url": "https://a.example/x", "text": "a", "main_text": "a", "stats": {},
+      "reasons": "abc"}, ":1: 'reasons' must be a list of strings, not 'abc'"),
+])
+@pytest.mark.parametrize("command", ["filter", "dedup"])
+def test_segment_lines_with_fields_of_the_wrong_type(command, line, names, tmp_path, capsys):
+    source = tmp_path / "segments.jsonl"
+    source.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    argv = [command, str(source), "--out", str(tmp_path / "out.jsonl")]
+    if command == "dedup":
+        argv += ["--db", str(tmp_path / "state.sqlite3")]
+    code, err = _run(argv, capsys)
+    _assert_one_error_line(code, err, InputFileError.exit_code, f"{source}{names}")
+    assert not (tmp_path / "out.jsonl").exists()

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from .errors import InputFileError
 from .files import atomic_file, check_replaceable_folder, staging_directory, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 
@@ -136,6 +137,22 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
     with atomic_file(path, binary=True) as stream:
         image.save(stream, format="PNG")
     return path
+
+
+def check_segment_line(record: dict[str, Any], where: str) -> None:
+    """Refuse a ``segments.jsonl`` line whose known fields have the wrong JSON type, so later
+    stages (filter, dedup, Binoculars) fail with the line's place instead of deep inside."""
+    for key in ("url", "text", "main_text"):
+        value = record.get(key)
+        if value is not None and not isinstance(value, str):
+            raise InputFileError(f"{where}: {key!r} must be a string, not {value!r}")
+    stats = record.get("stats")
+    if stats is not None and not isinstance(stats, dict):
+        raise InputFileError(f"{where}: 'stats' must be a JSON object, not {stats!r}")
+    reasons = record.get("reasons")
+    if reasons is not None and not (isinstance(reasons, list)
+                                    and all(isinstance(r, str) for r in reasons)):
+        raise InputFileError(f"{where}: 'reasons' must be a list of strings, not {reasons!r}")
 
 
 def check_replaceable_output(out_dir: str | Path) -> None:

@@ -33,7 +33,8 @@ def test_unknown_device(tiny_models, segments, capsys):
     _one_line(capsys, code, UsageError.exit_code, "'toaster'")
 
 
-@pytest.mark.parametrize("problem", ["segments-folder", "segments-not-json", "output-folder"])
+@pytest.mark.parametrize("problem", ["segments-folder", "segments-not-json", "segments-wrong-type",
+                                     "output-folder"])
 def test_inputs_and_output_are_checked_before_the_models_load(problem, segments, tmp_path,
                                                                capsys):
     missing = tmp_path / "no-model"  # loading would fail with a ModelError naming this folder
@@ -42,6 +43,8 @@ def test_inputs_and_output_are_checked_before_the_models_load(problem, segments,
         source = tmp_path
     elif problem == "segments-not-json":
         segments.write_text('{"url": "x"}\n{oops\n', encoding="utf-8")
+    elif problem == "segments-wrong-type":
+        segments.write_text('{"url": "x", "main_text": ["a list"]}\n', encoding="utf-8")
     else:
         output = tmp_path
     code = main(["binoculars", str(source), "--observer", str(missing), "--performer",

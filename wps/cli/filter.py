@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import InputFileError
 from ..files import iter_jsonl, write_jsonl
+from ..output import check_segment_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,6 +60,7 @@ def read_records(path: Path) -> list[dict]:
         if "stats" not in record or "main_text" not in record:
             raise InputFileError(f"{path}: line {number}: no main_text/stats (not written by "
                                  "wps segment with the text step)")
+        check_segment_line(record, f"{path}:{number}")
         records.append(record)
     return records
 

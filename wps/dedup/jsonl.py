@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InputFileError
 from ..files import iter_jsonl, prepare_output_file, write_jsonl
+from ..output import check_segment_line
 from ..model import Segment
 from . import Deduplicator
 
@@ -34,6 +35,7 @@ def _read(source: Path) -> list[dict[str, Any]]:
     for number, record in iter_jsonl(source):
         if not isinstance(record.get("url"), str):
             raise InputFileError(f"{source}:{number}: a segment line needs a 'url'")
+        check_segment_line(record, f"{source}:{number}")
         records.append(record)
     return records
 

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from ..errors import InputFileError
 from ..files import atomic_file, iter_jsonl, prepare_output_file
+from ..output import check_segment_line
 from .binoculars import BinocularsResult, BinocularsScorer
 
 __all__ = ["ScoreSummary", "check_segments_file", "score_jsonl", "segment_text", "binoculars_record"]
@@ -84,8 +85,8 @@ def check_segments_file(source: str | Path, destination: str | Path | None = Non
         raise InputFileError(f"{source}: is a folder, expected a segments.jsonl file")
     if not source.is_file():
         raise InputFileError(f"{source}: segments file does not exist")
-    for _ in iter_jsonl(source):
-        pass
+    for number, record in iter_jsonl(source):
+        check_segment_line(record, f"{source}:{number}")
     prepare_output_file(destination if destination is not None else source)
 
 
