@@ -374,3 +374,20 @@ def test_segment_lines_with_fields_of_the_wrong_type(command, line, names, tmp_p
     code, err = _run(argv, capsys)
     _assert_one_error_line(code, err, InputFileError.exit_code, f"{source}{names}")
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_eval_takes_the_r_scripts_algorithm_and_output_options(tmp_path, capsys):
+    page = _webis_input(tmp_path)
+    truth, algorithm = page / "ground-truth.json", page / "ground-truth.json"
+    common = ["--ground-truth", str(truth), "--size-functions", "pixels", "--format", "csv"]
+    assert main(["eval", str(algorithm), *common]) == 0
+    positional = capsys.readouterr().out
+    output = tmp_path / "r.csv"
+    assert main(["eval", "--algorithm", str(algorithm), *common, "--output", str(output)]) == 0
+    assert capsys.readouterr().out == positional == output.read_text(encoding="utf-8")
+    code, err = _run(["eval", str(algorithm), "--algorithm", str(algorithm), *common], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "either")
+    code, err = _run(["eval", *common], capsys)
+    _assert_one_error_line(code, err, UsageError.exit_code, "algorithm")
+    code, err = _run(["eval", str(algorithm), *common, "--output", str(tmp_path)], capsys)
+    _assert_one_error_line(code, err, OutputError.exit_code, str(tmp_path))

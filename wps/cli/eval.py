@@ -17,7 +17,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(evaluate-segmentation.R). The ground truth's folder must hold nodes.csv, "
         "nodes-texts.csv and the edge PNGs (or give --resources-dir).",
     )
-    parser.add_argument("algorithm", type=Path, help="algorithm segmentation JSON")
+    parser.add_argument("algorithm", type=Path, nargs="?", default=None,
+                        help="algorithm segmentation JSON (or --algorithm)")
+    parser.add_argument("--algorithm", dest="algorithm_option", type=Path, default=None,
+                        metavar="ALGORITHM", help="the same, as the R script takes it")
     parser.add_argument("--ground-truth", type=Path, required=True, help="ground-truth JSON")
     parser.add_argument("--algorithm-segmentation", default=".*", metavar="REGEX",
                         help="selects exactly one segmentation of the algorithm file")
@@ -35,17 +38,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="folder with nodes.csv etc. (default: the ground truth's folder)")
     parser.add_argument("--precision", type=float, default=1.0,
                         help="coordinate precision of the pixel types (R's --precision)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="also write the result to this file (R's --output)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluation import evaluate
+    from ..files import prepare_output_file, write_text_atomic
 
+    if (args.algorithm is None) == (args.algorithm_option is None):
+        raise UsageError("give the algorithm segmentation JSON either as the positional "
+                         "argument or as --algorithm")
     functions = [name.strip() for name in args.size_functions.split(",") if name.strip()]
     if not functions:
         raise UsageError("--size-functions: no size function given")
+    if args.output is not None:  # an impossible output fails before the scoring
+        prepare_output_file(args.output)
     result = evaluate(
-        args.algorithm,
+        args.algorithm or args.algorithm_option,
         args.ground_truth,
         algorithm_segmentation=args.algorithm_segmentation,
         ground_truth_segmentation=args.ground_truth_segmentation,
@@ -55,7 +66,10 @@ def run(args: argparse.Namespace) -> int:
         precision=args.precision,
     )
     if args.format == "csv":
-        print(result.to_csv(), end="")
+        text = result.to_csv()
     else:
-        print(json.dumps(result.to_json(), allow_nan=False))
+        text = json.dumps(result.to_json(), allow_nan=False) + "\n"
+    if args.output is not None:
+        write_text_atomic(args.output, text)
+    print(text, end="")
     return 0
