@@ -134,7 +134,9 @@ def segment(
     :class:`~wps.model.PageCapture`. ``options`` (default :class:`PipelineOptions`) says which
     steps run and how; keyword ``overrides`` replace single fields of it, so
     ``segment(page, segmenter="baseline")`` works without building an options object. Pass a
-    :class:`~wps.capture.Browser` to reuse one Chromium across pages.
+    :class:`~wps.capture.Browser` to reuse one Chromium across pages. A rendered page's
+    screenshot (``result.capture.screenshot``) stays in a temporary folder for the caller until
+    :func:`wps.capture.discard_screenshot` removes it (:func:`segment_to_directory` does that).
     """
     options = PipelineOptions.resolve(options, overrides)
     segmenter_instance = options.build_segmenter()  # fail fast, before any capture
