@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import WEBIS_SAMPLE, require_shared
 from wps.cli import main
 from wps.errors import InputFileError, OutputError, UsageError
 
-SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "webis-webseg-20-sample" / "000000"
+SAMPLE = WEBIS_SAMPLE / "000000"
 UNWRITABLE = "/proc/wps-qa/out"  # even root cannot create files under /proc
 
 
@@ -50,11 +51,7 @@ def segments_file(tmp_path: Path) -> Path:
 
 
 def _webis_input(tmp_path: Path) -> Path:
-    if not SAMPLE.is_dir():  # conftest's rule: an error in CI, a skip on a developer's machine
-        message = f"{SAMPLE} is missing (CI has ../shared beside the checkout)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_shared(SAMPLE)
     target = tmp_path / "000000"
     shutil.copytree(SAMPLE, target)
     return target
@@ -214,7 +211,6 @@ def test_every_option_is_described_with_its_default():
 @pytest.mark.parametrize("command", ["agreement", "eval"])
 def test_a_reader_that_stops_early_is_not_an_error(command, tmp_path):
     """``wps agreement ... | head -3``: stdout closed before wps writes: no traceback, exit 0."""
-    import os
     import subprocess
     import sys
 
