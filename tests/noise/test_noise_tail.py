@@ -161,7 +161,7 @@ def test_training_file_errors(tmp_path: Path) -> None:
     one_class.write_text('{"text": "a", "label": 1}\n')
     with pytest.raises(InputFileError, match="both"):
         load_labelled_jsonl(one_class)
-    with pytest.raises(InputFileError, match="does not exist"):
+    with pytest.raises(InputFileError, match="none.jsonl: no such file"):
         load_labelled_jsonl(tmp_path / "none.jsonl")
     with pytest.raises(ModelError, match="not a noise model"):
         NoiseClassifier.load(tmp_path)

@@ -40,41 +40,25 @@ def _sklearn() -> Any:
 
 def load_labelled_jsonl(path: str | Path) -> tuple[list[str], list[int]]:
     """Texts and labels (1 = noise, 0 = content) of a training JSONL file."""
+    from ..files import iter_jsonl
+
     path = Path(path)
     texts: list[str] = []
     labels: list[int] = []
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                    text, label = record["text"], record["label"]
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    raise InputFileError(
-                        f"{path}:{number}: expected a JSON object with 'text' and 'label'"
-                    ) from None
-                if not isinstance(text, str):
-                    raise InputFileError(f"{path}:{number}: 'text' must be a string, not {text!r}")
-                if (
-                    not isinstance(label, (int, str))
-                    or isinstance(label, bool)
-                    or label not in _LABELS
-                ):
-                    raise InputFileError(
-                        f"{path}:{number}: label {label!r} is not 0, 1, 'noise' or 'content'"
-                    )
-                texts.append(text)
-                labels.append(_LABELS[label])
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: training file does not exist") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a folder, expected a JSONL training file") from None
-    except UnicodeDecodeError as err:
-        raise InputFileError(f"{path}: not UTF-8 text ({err.reason})") from None
-    except OSError as err:
-        raise InputFileError(f"{path}: unreadable training file ({err.strerror})") from None
+    for number, record in iter_jsonl(path):
+        if "text" not in record or "label" not in record:
+            raise InputFileError(
+                f"{path}:{number}: expected a JSON object with 'text' and 'label'"
+            )
+        text, label = record["text"], record["label"]
+        if not isinstance(text, str):
+            raise InputFileError(f"{path}:{number}: 'text' must be a string, not {text!r}")
+        if not isinstance(label, (int, str)) or isinstance(label, bool) or label not in _LABELS:
+            raise InputFileError(
+                f"{path}:{number}: label {label!r} is not 0, 1, 'noise' or 'content'"
+            )
+        texts.append(text)
+        labels.append(_LABELS[label])
     if len(set(labels)) < 2:
         raise InputFileError(f"{path}: training needs both noise and content examples")
     return texts, labels
