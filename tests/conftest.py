@@ -94,3 +94,20 @@ def page_server():
     server = PageServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+def folder_dataset(webis_sample: Path, tmp_path: Path) -> Path:
+    """A small Webis-WebSeg-20 copy in the extracted-folder layout (see webis_fakes)."""
+    from webis_fakes import make_folder_dataset
+
+    return make_folder_dataset(webis_sample, tmp_path / "extracted")
+
+
+@pytest.fixture
+def zip_dataset(folder_dataset: Path, tmp_path: Path) -> Path:
+    """The same copy packed as the published zip parts."""
+    from wps.datasets import WebisDataset, write_zip_parts
+
+    write_zip_parts(WebisDataset(folder_dataset), tmp_path / "zips")
+    return tmp_path / "zips"
