@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from dataclasses import dataclass
@@ -42,8 +43,23 @@ class CaptureOptions:
     def __post_init__(self) -> None:
         if self.viewport_width < 1 or self.viewport_height < 1 or self.max_height < 1:
             raise UsageError("viewport width, height and --max-height must be positive")
-        if self.timeout_s <= 0:
-            raise UsageError(f"--timeout must be positive, got {self.timeout_s}")
+        check_seconds("timeout_s", self.timeout_s, allow_zero=False)
+        for name in ("settle_s", "scroll_max_seconds", "scroll_pause_s"):
+            check_seconds(name, getattr(self, name), allow_zero=True)
+        if self.scroll_max_steps < 0:
+            raise UsageError(f"scroll_max_steps must be >= 0, got {self.scroll_max_steps}")
+
+
+def check_seconds(name: str, value: float, *, allow_zero: bool) -> None:
+    """Refuse NaN, infinities and out-of-range durations (NaN slips through ``<`` comparisons).
+
+    ``name`` is what the message calls the value: a field here, an option in the CLI.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        rule = ">= 0" if allow_zero else "> 0"
+        raise UsageError(f"{name} must be a finite number {rule}, got {value:g}")
 
 
 def find_chromium(explicit: str | None = None) -> str:

@@ -44,9 +44,14 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
 def options_from_args(args: argparse.Namespace):  # -> CaptureOptions (import kept lazy)
     """The :class:`~wps.capture.CaptureOptions` the rendering arguments describe."""
     from ..capture import CaptureOptions
+    from ..capture.options import check_seconds
 
-    if args.scroll_steps < 0 or args.scroll_seconds < 0 or args.settle < 0:
-        raise UsageError("--scroll-steps, --scroll-seconds and --settle must not be negative")
+    # Checked here too so that the message names the option, not the CaptureOptions field.
+    check_seconds("--timeout", args.timeout, allow_zero=False)
+    check_seconds("--settle", args.settle, allow_zero=True)
+    check_seconds("--scroll-seconds", args.scroll_seconds, allow_zero=True)
+    if args.scroll_steps < 0:
+        raise UsageError(f"--scroll-steps must be >= 0, got {args.scroll_steps}")
     return CaptureOptions(
         viewport_width=args.width,
         viewport_height=args.height,
