@@ -5,17 +5,23 @@ and tests pay the launch once. Playwright's async API runs on a private event lo
 synchronous interface: that gives a hard wall-clock limit per page (``asyncio.wait_for``), which
 the sync API cannot enforce while a page's script blocks. A crashed browser or renderer is
 restarted and the page retried once.
+
+Screenshots are written to a temporary folder: one per :class:`Browser`, removed by
+:meth:`Browser.close` (:meth:`PageCapture.save` copies the PNG, so saved captures keep theirs);
+:func:`capture_page` without a browser moves its page's screenshot out first and removes it at
+interpreter exit. :func:`discard_screenshot` frees one page's screenshot earlier.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import shutil
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Coroutine, TypeVar
 
 from ..errors import BrowserCrashError, BrowserNotFoundError, CaptureError, PageTimeoutError
 from ..model import PageCapture
@@ -40,6 +46,9 @@ _NAVIGATED_MARKERS = (
 )
 
 PageHook = Callable[[Any], Awaitable[None]]
+Result = TypeVar("Result")
+_DETACHED_FOLDERS: set[Path] = set()
+"""Screenshot folders of :func:`capture_page` without a browser, removed at exit if still there."""
 
 
 class Browser:
@@ -48,6 +57,7 @@ class Browser:
     Use as a context manager. ``restart_every`` restarts Chromium after that many pages (bounds
     memory growth in long batches). ``page_hook`` is awaited with each Playwright page right after
     navigation (instrumentation; the tests use it to crash the renderer).
+    Captured screenshots live in a temporary folder of this browser until :meth:`close`.
     """
 
     def __init__(
@@ -66,6 +76,7 @@ class Browser:
         self._playwright: Any = None
         self._browser: Any = None
         self._user_agent = ""
+        self._screenshot_folder: Path | None = None
 
     # ------------------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Browser:
@@ -82,7 +93,7 @@ class Browser:
         executable = find_chromium(self.options.chromium_path)
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
-        self._loop.run_until_complete(self._launch(executable))
+        self._run(self._launch(executable))
 
     async def _launch(self, executable: str) -> None:
         from playwright.async_api import Error, async_playwright
@@ -107,7 +118,7 @@ class Browser:
     def restart(self) -> None:
         """Close Chromium (ignoring errors from a dead one) and launch it again."""
         if self._loop is not None and self._browser is not None:
-            self._loop.run_until_complete(self._close_browser())
+            self._run(self._close_browser())
         self.start()
 
     async def _close_browser(self) -> None:
@@ -118,19 +129,53 @@ class Browser:
             pass
 
     def close(self) -> None:
-        """Stop Chromium and the Playwright driver."""
-        if self._loop is None:
-            return
-        if self._browser is not None:
-            self._loop.run_until_complete(self._close_browser())
-        if self._playwright is not None:
-            try:
-                self._loop.run_until_complete(self._playwright.stop())
-            except Exception:
-                pass
-            self._playwright = None
-        self._loop.close()
-        self._loop = None
+        """Stop Chromium and the Playwright driver; remove this browser's screenshots."""
+        folder, self._screenshot_folder = self._screenshot_folder, None
+        try:
+            if self._loop is None:
+                return
+            if self._browser is not None:
+                self._run(self._close_browser())
+            if self._playwright is not None:
+                try:
+                    self._run(self._playwright.stop())
+                except Exception:
+                    pass
+                self._playwright = None
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            self._loop.close()
+            self._loop = None
+        finally:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _run(self, work: Coroutine[Any, Any, Result]) -> Result:
+        """Run ``work`` on the private loop to completion.
+
+        On Ctrl-C (or any exception out of the loop itself) the work is cancelled and unwound
+        before the exception goes on: a task left pending would later fail on its own and print
+        an asyncio "exception was never retrieved" traceback under the one-line CLI message.
+        """
+        assert self._loop is not None
+        task = self._loop.create_task(work)
+        try:
+            return self._loop.run_until_complete(task)
+        except BaseException:
+            if not task.done():
+                task.cancel()
+                try:
+                    self._loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
+                except BaseException:  # a second Ctrl-C: stop unwinding, keep the first error
+                    pass
+            elif not task.cancelled():
+                task.exception()  # retrieved: the error propagates from here
+            raise
+
+    def _new_screenshot_path(self) -> Path:
+        """A fresh path in this browser's temporary folder (one subfolder per page)."""
+        if self._screenshot_folder is None or not self._screenshot_folder.is_dir():
+            self._screenshot_folder = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX))
+        return Path(tempfile.mkdtemp(prefix="page-", dir=self._screenshot_folder)) / "screenshot.png"
 
     @property
     def version(self) -> str:
@@ -167,9 +212,7 @@ class Browser:
         self.pages_since_start += 1
         limit = options.timeout_s + _GRACE_S
         try:
-            return self._loop.run_until_complete(
-                asyncio.wait_for(self._capture(source, options), limit)
-            )
+            return self._run(asyncio.wait_for(self._capture(source, options), limit))
         except (asyncio.TimeoutError, TimeoutError):
             # The context may be stuck in a busy page: start from a clean browser.
             self.restart()
@@ -194,7 +237,8 @@ class Browser:
             if block:
                 await context.route("**/*", _allow_local_only)
             page = await context.new_page()
-            work = _render(page, source, options, deadline, started, self.page_hook)
+            screenshot = self._new_screenshot_path() if options.screenshot else None
+            work = _render(page, source, options, deadline, started, self.page_hook, screenshot)
             return await _until_crash(page, self._browser, work)
         except Error as err:
             raise translate_error(source.url, err, options.timeout_s) from None
@@ -231,6 +275,8 @@ async def _until_crash(page: Any, browser: Any, work: Awaitable[PageCapture]) ->
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        elif not task.cancelled():
+            task.exception()  # marks it retrieved; result() below raises it where it matters
     if task.done() and not task.cancelled() and not died.done():
         return task.result()
     if died.done():
@@ -252,8 +298,9 @@ async def _render(
     deadline: float,
     started: float,
     hook: PageHook | None,
+    screenshot: Path | None,
 ) -> PageCapture:
-    """Navigate, settle, scroll, walk and screenshot one page in an open context."""
+    """Navigate, settle, scroll, walk and screenshot (to ``screenshot``, if given) one page."""
     timings: dict[str, float] = {}
     remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
     mark = time.perf_counter()
@@ -267,10 +314,8 @@ async def _render(
 
     full_height = max(walk.page_height, 1)
     height = min(full_height, options.max_height)
-    screenshot: Path | None = None
     mark = time.perf_counter()
-    if options.screenshot:
-        screenshot = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX)) / "screenshot.png"
+    if screenshot is not None:
         await page.screenshot(
             path=str(screenshot), type="png", full_page=True, animations="disabled",
             caret="hide", scale="css",
@@ -349,12 +394,39 @@ async def _prepare_and_walk_once(
 
 
 def discard_screenshot(screenshot: Path | None) -> None:
-    """Delete a screenshot that :func:`capture_page` left in its temporary folder (after saving)."""
+    """Delete a screenshot that a capture left in its temporary folder (after saving).
+
+    Anything else (a saved capture's PNG, a Webis screenshot) is left alone.
+    """
     if screenshot is None:
         return
     folder = Path(screenshot).parent
-    if folder.name.startswith(SCREENSHOT_PREFIX) and folder.parent == Path(tempfile.gettempdir()):
+    temp = Path(tempfile.gettempdir())
+    standalone = folder.name.startswith(SCREENSHOT_PREFIX) and folder.parent == temp
+    in_browser_folder = (folder.name.startswith("page-") and folder.parent.parent == temp
+                         and folder.parent.name.startswith(SCREENSHOT_PREFIX))
+    if standalone or in_browser_folder:
         shutil.rmtree(folder, ignore_errors=True)
+        _DETACHED_FOLDERS.discard(folder)
+
+
+def _detach_screenshot(capture: PageCapture) -> None:
+    """Move the screenshot out of a browser's folder (about to close) into one of its own."""
+    if capture.screenshot is None or not capture.screenshot.is_file():
+        return
+    folder = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX))
+    if not _DETACHED_FOLDERS:
+        atexit.register(_remove_detached_folders)
+    _DETACHED_FOLDERS.add(folder)
+    target = folder / capture.screenshot.name
+    shutil.move(str(capture.screenshot), target)
+    capture.screenshot = target
+
+
+def _remove_detached_folders() -> None:
+    for folder in list(_DETACHED_FOLDERS):
+        shutil.rmtree(folder, ignore_errors=True)
+    _DETACHED_FOLDERS.clear()
 
 
 def capture_page(
@@ -365,8 +437,9 @@ def capture_page(
 ) -> PageCapture:
     """Render an http(s) URL or a local ``.html``/``.html.gz`` file and capture it.
 
-    Without ``browser`` a Chromium is launched for this page only; pass a :class:`Browser` to
-    reuse one. Raises a :class:`~wps.errors.CaptureError` subclass naming the URL and the cause.
+    Without ``browser`` a Chromium is launched for this page only and the screenshot stays in a
+    temporary folder until :func:`discard_screenshot` or interpreter exit; pass a :class:`Browser`
+    to reuse one (its screenshots go on :meth:`Browser.close`). Raises a :class:`~wps.errors.CaptureError` subclass naming the URL and the cause.
     """
     if browser is not None:
         return browser.capture(source, options)
@@ -374,7 +447,9 @@ def capture_page(
     own = Browser(replace(options))
     try:
         own.start()
-        return own.capture(source, options)
+        capture = own.capture(source, options)
+        _detach_screenshot(capture)
+        return capture
     except BrowserNotFoundError as err:
         raise BrowserNotFoundError(f"{source}: cannot render, {err}") from None
     finally:

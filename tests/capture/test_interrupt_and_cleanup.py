@@ -1,0 +1,104 @@
+"""Ctrl-C during rendering ends with one stderr line; temporary screenshot folders do not leak."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from wps.capture import Browser, capture_page, discard_screenshot
+from wps.capture.browser import SCREENSHOT_PREFIX
+from wps.cli import INTERRUPTED_EXIT
+
+
+def _stall(handler) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/html")
+    handler.end_headers()
+    handler.wfile.write(b"<!doctype html><p>partial")
+    handler.wfile.flush()
+    time.sleep(6)
+
+
+def _screenshot_folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob(f"{SCREENSHOT_PREFIX}*"))
+
+
+def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
+    page_server.routes["/interrupt-stall"] = _stall
+    url = page_server.url("/interrupt-stall")
+    out = tmp_path / "capture"
+    command = [sys.executable, "-m", "wps", "capture", url, "--out", str(out),
+               "--settle", "0", "--scroll-steps", "1", "--timeout", "20"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _renderer_started(process.pid):
+        time.sleep(0.2)
+    time.sleep(1.5)  # Chromium is up and waiting on the stalled response
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == INTERRUPTED_EXIT
+    assert stderr == "wps: interrupted\n"
+    assert not out.exists()
+
+
+def _renderer_started(pid: int) -> bool:
+    """Whether the process has a Chromium descendant (the launch is done, the page loading)."""
+    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,comm="], capture_output=True, text=True)
+    children: dict[int, list[tuple[int, str]]] = {}
+    for line in listing.stdout.splitlines():
+        child, parent, name = line.split(None, 2)
+        children.setdefault(int(parent), []).append((int(child), name))
+    pending = [pid]
+    while pending:
+        for child, name in children.get(pending.pop(), []):
+            if "chrom" in name:
+                return True
+            pending.append(child)
+    return False
+
+
+def test_browser_close_removes_its_screenshots(page_server, quick):
+    first = page_server.add_html("/lifetime-one", "<p>one</p>")
+    second = page_server.add_html("/lifetime-two", "<p>two</p>")
+    before = _screenshot_folders()
+    with Browser(quick()) as browser:
+        shots = [browser.capture(first).screenshot, browser.capture(second).screenshot]
+        assert all(shot is not None and shot.is_file() for shot in shots)
+    assert not any(shot.exists() for shot in shots)
+    assert _screenshot_folders() - before == set()
+
+
+def test_discard_screenshot_removes_one_page_inside_a_browser(page_server, browser):
+    url = page_server.add_html("/lifetime-discard", "<p>gone</p>")
+    kept = browser.capture(url).screenshot
+    dropped = browser.capture(url).screenshot
+    discard_screenshot(dropped)
+    assert not dropped.parent.exists() and kept.is_file()
+    discard_screenshot(kept)
+    assert not kept.parent.exists()
+
+
+def test_capture_without_a_browser_keeps_its_screenshot_until_discarded(page_server, quick):
+    url = page_server.add_html("/lifetime-own", "<p>own</p>")
+    capture = capture_page(url, quick())
+    assert capture.screenshot is not None and capture.screenshot.is_file()
+    discard_screenshot(capture.screenshot)
+    assert not capture.screenshot.parent.exists()
+
+
+def test_capture_without_a_browser_is_cleaned_up_at_exit(page_server, tmp_path):
+    url = page_server.add_html("/lifetime-exit", "<p>exit</p>")
+    script = ("import sys; from wps.capture import capture_page, CaptureOptions; "
+              "print(capture_page(sys.argv[1], CaptureOptions(settle_s=0, scroll_max_steps=1))"
+              ".screenshot)")
+    result = subprocess.run([sys.executable, "-c", script, url], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    shot = Path(result.stdout.strip())
+    assert shot.name == "screenshot.png" and not shot.parent.exists()
