@@ -15,19 +15,25 @@ interpreter exit. :func:`discard_screenshot` frees one page's screenshot earlier
 from __future__ import annotations
 
 import asyncio
-import atexit
 import shutil
 import tempfile
 import time
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Coroutine, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import BrowserCrashError, BrowserNotFoundError, CaptureError, PageTimeoutError
 from ..model import PageCapture
 from .dom import DomWalk, serialize_with_shadow_roots, walk_dom
 from .faults import RendererCrash, check_response, translate_error
 from .options import CaptureOptions, find_chromium
+from .screenshots import (  # discard_screenshot: kept importable from here
+    PAGE_PREFIX,
+    SCREENSHOT_PREFIX,
+    detach_screenshot,
+    discard_screenshot,  # noqa: F401
+)
 from .scroll import expand_scroll_container, lazy_scroll
 from .sources import PageSource, page_id_for, resolve_source
 
@@ -36,7 +42,6 @@ LAUNCH_ARGS = (
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
 )
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
-SCREENSHOT_PREFIX = "wps-capture-"
 _CLOSE_TIMEOUT_S = 5.0
 _GRACE_S = 2.0  # time past --timeout for closing the context cleanly
 MAX_SELF_NAVIGATIONS = 2
@@ -47,8 +52,6 @@ _NAVIGATED_MARKERS = (
 
 PageHook = Callable[[Any], Awaitable[None]]
 Result = TypeVar("Result")
-_DETACHED_FOLDERS: set[Path] = set()
-"""Screenshot folders of :func:`capture_page` without a browser, removed at exit if still there."""
 
 
 class Browser:
@@ -77,6 +80,7 @@ class Browser:
         self._browser: Any = None
         self._user_agent = ""
         self._screenshot_folder: Path | None = None
+        self._interrupted = False
 
     # ------------------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Browser:
@@ -93,6 +97,7 @@ class Browser:
         executable = find_chromium(self.options.chromium_path)
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
+            self._loop.set_exception_handler(self._report_loop_error)
         self._run(self._launch(executable))
 
     async def _launch(self, executable: str) -> None:
@@ -160,7 +165,8 @@ class Browser:
         task = self._loop.create_task(work)
         try:
             return self._loop.run_until_complete(task)
-        except BaseException:
+        except BaseException as error:
+            self._interrupted = self._interrupted or isinstance(error, KeyboardInterrupt)
             if not task.done():
                 task.cancel()
                 try:
@@ -171,11 +177,19 @@ class Browser:
                 task.exception()  # retrieved: the error propagates from here
             raise
 
+    def _report_loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio's handler, minus the fallout of Ctrl-C: a terminal's SIGINT also kills the
+        Playwright driver and Chromium, whose pending futures then fail unobserved."""
+        if self._interrupted and "never retrieved" in str(context.get("message", "")):
+            return
+        loop.default_exception_handler(context)
+
     def _new_screenshot_path(self) -> Path:
         """A fresh path in this browser's temporary folder (one subfolder per page)."""
         if self._screenshot_folder is None or not self._screenshot_folder.is_dir():
             self._screenshot_folder = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX))
-        return Path(tempfile.mkdtemp(prefix="page-", dir=self._screenshot_folder)) / "screenshot.png"
+        page_folder = tempfile.mkdtemp(prefix=PAGE_PREFIX, dir=self._screenshot_folder)
+        return Path(page_folder) / "screenshot.png"
 
     @property
     def version(self) -> str:
@@ -213,7 +227,7 @@ class Browser:
         limit = options.timeout_s + _GRACE_S
         try:
             return self._run(asyncio.wait_for(self._capture(source, options), limit))
-        except (asyncio.TimeoutError, TimeoutError):
+        except (asyncio.TimeoutError, TimeoutError):  # one class from 3.11 on
             # The context may be stuck in a busy page: start from a clean browser.
             self.restart()
             raise PageTimeoutError(
@@ -393,42 +407,6 @@ async def _prepare_and_walk_once(
     return walk, html, title, scroll_truncated
 
 
-def discard_screenshot(screenshot: Path | None) -> None:
-    """Delete a screenshot that a capture left in its temporary folder (after saving).
-
-    Anything else (a saved capture's PNG, a Webis screenshot) is left alone.
-    """
-    if screenshot is None:
-        return
-    folder = Path(screenshot).parent
-    temp = Path(tempfile.gettempdir())
-    standalone = folder.name.startswith(SCREENSHOT_PREFIX) and folder.parent == temp
-    in_browser_folder = (folder.name.startswith("page-") and folder.parent.parent == temp
-                         and folder.parent.name.startswith(SCREENSHOT_PREFIX))
-    if standalone or in_browser_folder:
-        shutil.rmtree(folder, ignore_errors=True)
-        _DETACHED_FOLDERS.discard(folder)
-
-
-def _detach_screenshot(capture: PageCapture) -> None:
-    """Move the screenshot out of a browser's folder (about to close) into one of its own."""
-    if capture.screenshot is None or not capture.screenshot.is_file():
-        return
-    folder = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX))
-    if not _DETACHED_FOLDERS:
-        atexit.register(_remove_detached_folders)
-    _DETACHED_FOLDERS.add(folder)
-    target = folder / capture.screenshot.name
-    shutil.move(str(capture.screenshot), target)
-    capture.screenshot = target
-
-
-def _remove_detached_folders() -> None:
-    for folder in list(_DETACHED_FOLDERS):
-        shutil.rmtree(folder, ignore_errors=True)
-    _DETACHED_FOLDERS.clear()
-
-
 def capture_page(
     source: str | Path,
     options: CaptureOptions | None = None,
@@ -448,7 +426,7 @@ def capture_page(
     try:
         own.start()
         capture = own.capture(source, options)
-        _detach_screenshot(capture)
+        detach_screenshot(capture)
         return capture
     except BrowserNotFoundError as err:
         raise BrowserNotFoundError(f"{source}: cannot render, {err}") from None
