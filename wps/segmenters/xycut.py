@@ -1,0 +1,264 @@
+"""Weights-free screenshot segmenter: recursive XY-cut (algorithms.md §5, Nagy & Seth 1984).
+
+The screenshot's ink (Sobel edges, dilated) is cut recursively at wide whitespace gaps, thin
+separator rules and colour-band edges, alternating the preferred direction; the tree is then cut
+at a level that gives 5–20 regions (option A) or its leaves are merged (option B), and the regions
+are fitted to the DOM nodes they hold. Every threshold is a field of :class:`XYCutSegmenter`.
+
+Where wps reads §5 in its own way:
+
+- "2 · median interior gap" is the median of the gaps *narrower* than the base threshold (the
+  region's line or word spacing), so one wide gap between two blocks is not its own yardstick;
+- separator lines and band edges are both found in the ink mask (a thin run of near-full rows);
+  a line with busy rows beside it still counts when the mean colours on its two sides differ by
+  more than ``band_colour_delta`` (L1 on RGB), which is what a band edge is;
+- cut pieces leave out the line itself, and a region's *cell* (up to the gap and line centres)
+  bounds how far fitting to DOM boxes may grow it, so segments never overlap;
+- an all-white screenshot gives an empty :class:`~wps.model.Segmentation` (no segments); the
+  evaluation treats an empty segmentation like the whole-page baseline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SegmentationError, UsageError
+from ..model import Box, PageCapture, Segment, Segmentation
+from . import register_segmenter
+from ._blocks import reading_text
+from ._xycut_core import (
+    CutParameters,
+    Region,
+    build_tree,
+    cut_frontier,
+    leaves,
+    merge_leaves,
+    prepare,
+)
+
+REFERENCE_WIDTH = 1366.0
+"""Pixel thresholds are tuned for this page width and scaled by W / 1366."""
+
+GRANULARITIES = ("cut", "merge", "leaves")
+_HIDDEN = {"display": ("none",), "visibility": ("hidden", "collapse")}
+
+
+@register_segmenter("xycut")
+@dataclass
+class XYCutSegmenter:
+    """Recursive XY-cut on the screenshot; every threshold of §5 as a named option.
+
+    Parameters
+    ----------
+    gradient_threshold
+        τ_g: a pixel is ink when |Sobel_x| + |Sobel_y| of the grey image, read as a grey-level
+        step on 0–255, exceeds this (§5.1: 12–20).
+    dilation
+        Side of the square dilation kernel that joins anti-aliased glyphs (§5.1: 3).
+    blank_fraction
+        ε: a row (column) is blank when at most ε × the region's width (height) of it is ink.
+    min_gap_rows_px, min_gap_columns_px
+        Base whitespace-gap thresholds for horizontal and vertical cuts at 1366 px width (§5.4:
+        12–16 and 24–32); scaled by W / 1366.
+    gap_spacing_factor
+        The thresholds are raised to this × the region's median line (word) gap (§5.4: 2).
+    line_fraction
+        Separator rows have ink across at least this share of the region (§5.4: 80 %).
+    max_line_thickness_px
+        Thickest rule that counts as a separator (§5.4: 3 px), before the mask's halo.
+    band_fraction
+        A colour-band edge runs across at least this share of the region (§5.4: 90 %).
+    band_colour_delta
+        L1 RGB difference between the two sides of a line that makes it a colour-band edge
+        (§5.4: 30).
+    line_bonus
+        Added to a direction's score when it offers separator or band candidates (§5.5).
+    min_ink
+        Regions with fewer ink pixels are dropped (§5.3: 20).
+    max_depth
+        Regions this deep are not split again (§5.6: 12).
+    min_region_width_px, min_region_height_px
+        Regions narrower or lower than this (at 1366 px width) are not split (§5.6: 48 × 24).
+    granularity
+        ``"cut"`` (option A: cut the tree where it first shows ``min_segments`` regions, never
+        more than ``max_segments``), ``"merge"`` (option B: merge sibling leaves) or ``"leaves"``
+        (all raw leaves).
+    min_segments, max_segments
+        The target range of option A (§5.7: 5–20).
+    merge_gap_factor, merge_left_tolerance_px, merge_colour_delta
+        Option B: siblings merge when their gap < factor × the split's threshold, their left edges
+        agree within the tolerance and their background colours within the delta.
+    min_ink_density
+        Regions whose ink covers less than this share of their box are dropped (§5.7: 1 %).
+    fit_to_dom
+        Assign each node to the smallest region holding ``fit_fraction`` of its box and replace the
+        region by the union of its nodes' boxes (within its cell) when it has any (§5.8).
+    fit_fraction
+        Share of a node's box that must lie in a region (§5.8: 75 %).
+    """
+
+    gradient_threshold: float = 16.0
+    dilation: int = 3
+    blank_fraction: float = 0.002
+    min_gap_rows_px: float = 14.0
+    min_gap_columns_px: float = 28.0
+    gap_spacing_factor: float = 2.0
+    line_fraction: float = 0.8
+    max_line_thickness_px: int = 3
+    band_fraction: float = 0.9
+    band_colour_delta: float = 30.0
+    line_bonus: float = 1.0
+    min_ink: int = 20
+    max_depth: int = 12
+    min_region_width_px: float = 48.0
+    min_region_height_px: float = 24.0
+    granularity: str = "cut"
+    min_segments: int = 5
+    max_segments: int = 20
+    merge_gap_factor: float = 1.5
+    merge_left_tolerance_px: float = 4.0
+    merge_colour_delta: float = 30.0
+    min_ink_density: float = 0.01
+    fit_to_dom: bool = True
+    fit_fraction: float = 0.75
+    name: str = "xycut"
+
+    def __post_init__(self) -> None:
+        if self.granularity not in GRANULARITIES:
+            raise UsageError(f"xycut: granularity must be one of {list(GRANULARITIES)}, "
+                             f"got {self.granularity!r}")
+        if not 1 <= self.min_segments <= self.max_segments:
+            raise UsageError(f"xycut: need 1 <= min_segments <= max_segments, got "
+                             f"{self.min_segments} and {self.max_segments}")
+        for option in ("blank_fraction", "line_fraction", "band_fraction", "min_ink_density",
+                       "fit_fraction"):
+            value = getattr(self, option)
+            if not 0 <= value <= 1:
+                raise UsageError(f"xycut: {option} must be in [0, 1], got {value}")
+        for option in ("gradient_threshold", "min_gap_rows_px", "min_gap_columns_px",
+                       "gap_spacing_factor", "band_colour_delta", "min_ink", "max_depth",
+                       "max_line_thickness_px", "min_region_width_px", "min_region_height_px"):
+            if getattr(self, option) < 0:
+                raise UsageError(f"xycut: {option} must be >= 0, got {getattr(self, option)}")
+        if self.dilation < 1:
+            raise UsageError(f"xycut: dilation must be >= 1, got {self.dilation}")
+
+    def parameters(self, width: int) -> CutParameters:
+        """The thresholds in pixels of a screenshot ``width`` px wide."""
+        scale = width / REFERENCE_WIDTH if width > 0 else 1.0
+        return CutParameters(
+            gradient_threshold=self.gradient_threshold, dilation=self.dilation,
+            blank_fraction=self.blank_fraction, min_gap_rows=self.min_gap_rows_px * scale,
+            min_gap_columns=self.min_gap_columns_px * scale,
+            gap_spacing_factor=self.gap_spacing_factor, line_fraction=self.line_fraction,
+            max_line_thickness=max(1, round(self.max_line_thickness_px * scale)),
+            band_fraction=self.band_fraction, band_colour_delta=self.band_colour_delta,
+            line_bonus=self.line_bonus,
+            min_ink=self.min_ink, max_depth=self.max_depth,
+            min_width=round(self.min_region_width_px * scale),
+            min_height=round(self.min_region_height_px * scale),
+        )
+
+    def segment(self, page: PageCapture) -> Segmentation:
+        name = page.page_id or page.url or "page"
+        rgb = load_screenshot(page, name)
+        regions = self.regions(rgb)
+        scale = page.width / rgb.shape[1] if page.width > 0 else 1.0
+        boxes = [_scaled(region.rect, scale) for region in regions]
+        cells = [_scaled(region.cell, scale) for region in regions]
+        fitted: list[list[int]] = [[] for _ in regions]
+        if self.fit_to_dom and page.nodes and regions:
+            fitted = assign_nodes(page, cells, self.fit_fraction)
+        segments: list[Segment] = []
+        for index, region in enumerate(regions):
+            box = boxes[index]
+            if fitted[index]:
+                nodes_box = _intersect(_union_box([page.nodes[i].bbox for i in fitted[index]]),
+                                       cells[index])
+                if nodes_box[2] > nodes_box[0] and nodes_box[3] > nodes_box[1]:
+                    box = nodes_box
+            box = _intersect(box, (0.0, 0.0, float(page.width), float(page.height)))
+            if box[2] <= box[0] or box[3] <= box[1]:
+                continue
+            segment = Segment.from_box(str(len(segments)), box, fitted[index])
+            segment.text = reading_text(page, fitted[index])
+            segment.extra["xycut_depth"] = region.depth
+            segment.extra["ink_density"] = round(region.density, 4)
+            segments.append(segment)
+        return Segmentation(page.page_id, self.name, page.width, page.height, segments)
+
+    def regions(self, rgb: np.ndarray) -> list[Region]:
+        """The kept regions of an H×W×3 uint8 RGB image, in reading order (screenshot pixels)."""
+        params = self.parameters(int(rgb.shape[1]))
+        image = prepare(rgb, params.gradient_threshold, params.dilation)
+        root = build_tree(image, params)
+        if root is None:
+            return []
+        if self.granularity == "cut":
+            chosen = cut_frontier(root, self.min_segments, self.max_segments)
+        elif self.granularity == "merge":
+            scale = rgb.shape[1] / REFERENCE_WIDTH
+            chosen = merge_leaves(root, image, self.merge_gap_factor,
+                                  self.merge_left_tolerance_px * scale, self.merge_colour_delta)
+        else:
+            chosen = leaves(root)
+        return [region for region in chosen if region.density >= self.min_ink_density]
+
+
+def load_screenshot(page: PageCapture, name: str) -> np.ndarray:
+    """The capture's screenshot as RGB uint8; a missing one is a :class:`SegmentationError`."""
+    if page.screenshot is None:
+        raise SegmentationError(
+            f"{name}: xycut needs a screenshot; capture with a screenshot or use dom-cohesion")
+    import cv2
+
+    path = Path(page.screenshot)
+    pixels = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+    if pixels is None:
+        raise SegmentationError(f"{name}: screenshot {path} is missing or not a readable image")
+    return cv2.cvtColor(pixels, cv2.COLOR_BGR2RGB)
+
+
+def assign_nodes(page: PageCapture, cells: list[Box], fraction: float) -> list[list[int]]:
+    """Node ids per cell: each visible node goes to the smallest cell holding ``fraction`` of
+    its box (§5.8); ids stay in document order."""
+    visible = [node for node in page.nodes
+               if node.width > 0 and node.height > 0
+               and not any(node.style.get(key) in values for key, values in _HIDDEN.items())]
+    assigned: list[list[int]] = [[] for _ in cells]
+    if not visible:
+        return assigned
+    node_boxes = np.array([node.bbox for node in visible], dtype=np.float64)  # N×4
+    cell_boxes = np.array(cells, dtype=np.float64)  # C×4
+    width = np.clip(np.minimum(node_boxes[:, None, 2], cell_boxes[None, :, 2])
+                    - np.maximum(node_boxes[:, None, 0], cell_boxes[None, :, 0]), 0, None)
+    height = np.clip(np.minimum(node_boxes[:, None, 3], cell_boxes[None, :, 3])
+                     - np.maximum(node_boxes[:, None, 1], cell_boxes[None, :, 1]), 0, None)
+    node_area = (node_boxes[:, 2] - node_boxes[:, 0]) * (node_boxes[:, 3] - node_boxes[:, 1])
+    holds = width * height >= fraction * node_area[:, None]  # N×C
+    cell_area = (cell_boxes[:, 2] - cell_boxes[:, 0]) * (cell_boxes[:, 3] - cell_boxes[:, 1])
+    ranked = np.where(holds, cell_area[None, :], np.inf)
+    best = np.argmin(ranked, axis=1)
+    for node, cell, ok in zip(visible, best, holds.any(axis=1)):
+        if ok:
+            assigned[int(cell)].append(node.id)
+    for ids in assigned:
+        ids.sort()
+    return assigned
+
+
+def _scaled(rect: tuple[int, int, int, int], scale: float) -> Box:
+    return (rect[0] * scale, rect[1] * scale, rect[2] * scale, rect[3] * scale)
+
+
+def _union_box(boxes: list[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _intersect(first: Box, second: Box) -> Box:
+    return (max(first[0], second[0]), max(first[1], second[1]),
+            min(first[2], second[2]), min(first[3], second[3]))
