@@ -17,6 +17,8 @@ Rect = tuple[int, int, int, int]
 ROWS, COLUMNS = 0, 1
 CALM_FRACTION = 0.1
 """Rows beside a separator rule hold at most this share of ink (it stands in whitespace)."""
+BAND_SAMPLES = 256
+"""Colour-band edges are looked for on at most this many columns (rows) of a region."""
 CROSSING_FRACTION, CROSSING_SLACK = 0.005, 8
 """Content may cross a line over this share of its length plus this many pixels."""
 
@@ -171,12 +173,59 @@ def candidates(image: PageImage, rect: Rect, axis: int, params: CutParameters) -
     score = float(widths[wide].max() / min_gap) if wide.any() else 0.0
 
     line_starts, line_ends = _lines(image, rect, axis, profile, breadth, params)
-    if line_starts.size:
+    band_starts, band_ends = _colour_edges(image, rect, axis, params)
+    if line_starts.size or band_starts.size:
         score += params.line_bonus
-    all_starts = np.concatenate((gap_starts, line_starts))
-    all_ends = np.concatenate((gap_ends, line_ends))
-    order = np.argsort(all_starts, kind="stable")
-    return _Candidates(all_starts[order], all_ends[order], score, min_gap)
+    all_starts = np.concatenate((gap_starts, line_starts, band_starts))
+    all_ends = np.concatenate((gap_ends, line_ends, band_ends))
+    all_starts, all_ends = _merge_intervals(all_starts, all_ends)
+    return _Candidates(all_starts, all_ends, score, min_gap)
+
+
+def _merge_intervals(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted, overlapping intervals joined (a band edge found twice, a rule inside a gap)."""
+    order = np.argsort(starts, kind="stable")
+    merged_starts: list[int] = []
+    merged_ends: list[int] = []
+    for start, end in zip(starts[order].tolist(), ends[order].tolist()):
+        if merged_ends and start <= merged_ends[-1]:
+            merged_ends[-1] = max(merged_ends[-1], end)
+        else:
+            merged_starts.append(start)
+            merged_ends.append(end)
+    return np.array(merged_starts, dtype=np.int64), np.array(merged_ends, dtype=np.int64)
+
+
+def _colour_edges(image: PageImage, rect: Rect, axis: int, params: CutParameters
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Colour-band boundaries: rows (columns) whose colour differs by more than
+    ``band_colour_delta`` (L1 RGB) from the previous one across ``band_fraction`` of the region.
+
+    Found on at most ``BAND_SAMPLES`` evenly spaced columns (rows), so a band edge next to a
+    photo (where the ink mask is one thick run) is still found, at a bounded cost per row.
+    """
+    x0, y0, x1, y1 = rect
+    breadth = (x1 - x0) if axis == ROWS else (y1 - y0)
+    step = max(1, breadth // BAND_SAMPLES)
+    if axis == ROWS:
+        strip = image.rgb[y0:y1, x0:x1:step].astype(np.int16)
+        changed = np.abs(np.diff(strip, axis=0)).sum(axis=2) > params.band_colour_delta
+        share = changed.mean(axis=1)
+    else:
+        strip = image.rgb[y0:y1:step, x0:x1].astype(np.int16)
+        changed = np.abs(np.diff(strip, axis=1)).sum(axis=2) > params.band_colour_delta
+        share = changed.mean(axis=0)
+    halo = 1 + params.dilation // 2
+    edges = np.flatnonzero(share >= params.band_fraction) + 1  # between edge - 1 and edge
+    edges = edges[(edges > halo) & (edges < share.size + 1 - halo)]
+    if not edges.size:
+        return edges, edges
+    spacing = params.min_gap_rows if axis == ROWS else params.min_gap_columns
+    before_gap = np.concatenate(([np.inf], np.diff(edges)))
+    after_gap = np.concatenate((np.diff(edges), [np.inf]))
+    edges = edges[(before_gap >= spacing) | (after_gap >= spacing)]  # not a stack of bars
+    # no crossing test: content that ran across would have the same colour on both sides
+    return edges - halo, edges + halo
 
 
 def _lines(image: PageImage, rect: Rect, axis: int, profile: np.ndarray, breadth: int,
@@ -193,12 +242,14 @@ def _lines(image: PageImage, rect: Rect, axis: int, profile: np.ndarray, breadth
     starts, ends = _runs(profile >= params.line_fraction * breadth)
     if not starts.size:
         return starts, ends
+    thin = (ends - starts) <= params.max_line_thickness + 2 * halo
+    keep = thin & (starts > halo) & (ends < profile.size - halo)
+    starts, ends = starts[thin], ends[thin]  # thick runs (photos, texture) are not bars
+    keep = keep[thin]
     spacing = params.min_gap_rows if axis == ROWS else params.min_gap_columns
     before_gap = np.concatenate(([np.inf], starts[1:] - ends[:-1]))
     after_gap = np.concatenate((starts[1:] - ends[:-1], [np.inf]))
     alone = (before_gap >= spacing) | (after_gap >= spacing)
-    keep = (starts > halo) & (ends < profile.size - halo)
-    keep &= (ends - starts) <= params.max_line_thickness + 2 * halo
     calm = CALM_FRACTION * breadth
     side = halo + 1
     accepted = np.zeros(starts.size, dtype=bool)
@@ -305,88 +356,3 @@ def _split(image: PageImage, region: Region, preferred: int, params: CutParamete
     region.axis = axis
     region.min_gap = chosen.min_gap
     region.children = children
-
-
-# -------------------------------------------------------------------------------- granularity
-def leaves(root: Region) -> list[Region]:
-    """All leaves in reading order (preorder: top to bottom, left to right)."""
-    found: list[Region] = []
-    stack = [root]
-    while stack:
-        region = stack.pop()
-        if region.children:
-            stack.extend(reversed(region.children))
-        else:
-            found.append(region)
-    return found
-
-
-def cut_frontier(root: Region, min_count: int, max_count: int) -> list[Region]:
-    """Option A: open the tree shallowest-and-largest first until it shows ``min_count``
-    regions, never opening a region that would push the count past ``max_count`` — unless every
-    opening overshoots and the smallest overshoot is nearer the range (by ratio) than staying."""
-    frontier = [root]
-    while len(frontier) < min_count:
-        openable = sorted((region for region in frontier if region.children),
-                          key=lambda region: (region.depth, -region.area))
-        if not openable:
-            break
-        fitting = [region for region in openable
-                   if len(frontier) - 1 + len(region.children) <= max_count]
-        if fitting:
-            chosen = fitting[0]
-        else:
-            chosen = min(openable, key=lambda region: len(region.children))
-            overshoot = (len(frontier) - 1 + len(chosen.children)) / max_count
-            if overshoot >= min_count / len(frontier):
-                break
-        at = next(i for i, item in enumerate(frontier) if item is chosen)
-        frontier[at:at + 1] = chosen.children
-        if not fitting:
-            break
-    return frontier
-
-
-def merge_leaves(root: Region, image: PageImage, gap_factor: float, left_tolerance: float,
-                 colour_delta: float) -> list[Region]:
-    """Option B: join consecutive leaves of a horizontal split whose gap is below
-    ``gap_factor`` × the split's threshold, whose left edges agree and whose background matches."""
-    parents: dict[int, Region] = {}
-    stack = [root]
-    while stack:
-        region = stack.pop()
-        for child in region.children:
-            parents[id(child)] = region
-            stack.append(child)
-    merged: list[Region] = []
-    for leaf in leaves(root):
-        previous = merged[-1] if merged else None
-        parent = parents.get(id(leaf))
-        if previous is not None and parent is not None and parent.axis == ROWS \
-                and parents.get(id(previous)) is parent \
-                and leaf.rect[1] - previous.rect[3] < gap_factor * parent.min_gap \
-                and abs(leaf.rect[0] - previous.rect[0]) <= left_tolerance \
-                and float(np.abs(_background(image, leaf) - _background(image, previous)).sum()
-                          ) <= colour_delta:
-            merged[-1] = _union(previous, leaf)
-            parents[id(merged[-1])] = parent
-            continue
-        merged.append(leaf)
-    return merged
-
-
-def _background(image: PageImage, region: Region) -> np.ndarray:
-    """Mean colour of the ink-free pixels of a region."""
-    x0, y0, x1, y1 = region.rect
-    pixels = image.rgb[y0:y1, x0:x1].reshape(-1, 3)
-    blank = image.ink[y0:y1, x0:x1].reshape(-1) == 0
-    return pixels[blank].mean(axis=0) if blank.any() else pixels.mean(axis=0)
-
-
-def _union(first: Region, second: Region) -> Region:
-    rect = (min(first.rect[0], second.rect[0]), min(first.rect[1], second.rect[1]),
-            max(first.rect[2], second.rect[2]), max(first.rect[3], second.rect[3]))
-    cell = (min(first.cell[0], second.cell[0]), min(first.cell[1], second.cell[1]),
-            max(first.cell[2], second.cell[2]), max(first.cell[3], second.cell[3]))
-    return Region(rect=rect, cell=cell, depth=min(first.depth, second.depth),
-                  ink=first.ink + second.ink)

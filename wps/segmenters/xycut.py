@@ -29,15 +29,7 @@ from ..errors import SegmentationError, UsageError
 from ..model import Box, PageCapture, Segment, Segmentation
 from . import register_segmenter
 from ._blocks import reading_text
-from ._xycut_core import (
-    CutParameters,
-    Region,
-    build_tree,
-    cut_frontier,
-    leaves,
-    merge_leaves,
-    prepare,
-)
+from ._xycut_core import ROWS, CutParameters, PageImage, Region, build_tree, prepare
 
 REFERENCE_WIDTH = 1366.0
 """Pixel thresholds are tuned for this page width and scaled by W / 1366."""
@@ -206,6 +198,91 @@ class XYCutSegmenter:
         else:
             chosen = leaves(root)
         return [region for region in chosen if region.density >= self.min_ink_density]
+
+
+# -------------------------------------------------------------------------------- granularity
+def leaves(root: Region) -> list[Region]:
+    """All leaves in reading order (preorder: top to bottom, left to right)."""
+    found: list[Region] = []
+    stack = [root]
+    while stack:
+        region = stack.pop()
+        if region.children:
+            stack.extend(reversed(region.children))
+        else:
+            found.append(region)
+    return found
+
+
+def cut_frontier(root: Region, min_count: int, max_count: int) -> list[Region]:
+    """Option A: open the tree shallowest-and-largest first until it shows ``min_count``
+    regions, never opening a region that would push the count past ``max_count`` — unless every
+    opening overshoots and the smallest overshoot is nearer the range (by ratio) than staying."""
+    frontier = [root]
+    while len(frontier) < min_count:
+        openable = sorted((region for region in frontier if region.children),
+                          key=lambda region: (region.depth, -region.area))
+        if not openable:
+            break
+        fitting = [region for region in openable
+                   if len(frontier) - 1 + len(region.children) <= max_count]
+        if fitting:
+            chosen = fitting[0]
+        else:
+            chosen = min(openable, key=lambda region: len(region.children))
+            overshoot = (len(frontier) - 1 + len(chosen.children)) / max_count
+            if overshoot >= min_count / len(frontier):
+                break
+        at = next(i for i, item in enumerate(frontier) if item is chosen)
+        frontier[at:at + 1] = chosen.children
+        if not fitting:
+            break
+    return frontier
+
+
+def merge_leaves(root: Region, image: PageImage, gap_factor: float, left_tolerance: float,
+                 colour_delta: float) -> list[Region]:
+    """Option B: join consecutive leaves of a horizontal split whose gap is below
+    ``gap_factor`` × the split's threshold, whose left edges agree and whose background matches."""
+    parents: dict[int, Region] = {}
+    stack = [root]
+    while stack:
+        region = stack.pop()
+        for child in region.children:
+            parents[id(child)] = region
+            stack.append(child)
+    merged: list[Region] = []
+    for leaf in leaves(root):
+        previous = merged[-1] if merged else None
+        parent = parents.get(id(leaf))
+        if previous is not None and parent is not None and parent.axis == ROWS \
+                and parents.get(id(previous)) is parent \
+                and leaf.rect[1] - previous.rect[3] < gap_factor * parent.min_gap \
+                and abs(leaf.rect[0] - previous.rect[0]) <= left_tolerance \
+                and float(np.abs(_background(image, leaf) - _background(image, previous)).sum()
+                          ) <= colour_delta:
+            merged[-1] = _union(previous, leaf)
+            parents[id(merged[-1])] = parent
+            continue
+        merged.append(leaf)
+    return merged
+
+
+def _background(image: PageImage, region: Region) -> np.ndarray:
+    """Mean colour of the ink-free pixels of a region."""
+    x0, y0, x1, y1 = region.rect
+    pixels = image.rgb[y0:y1, x0:x1].reshape(-1, 3)
+    blank = image.ink[y0:y1, x0:x1].reshape(-1) == 0
+    return pixels[blank].mean(axis=0) if blank.any() else pixels.mean(axis=0)
+
+
+def _union(first: Region, second: Region) -> Region:
+    rect = (min(first.rect[0], second.rect[0]), min(first.rect[1], second.rect[1]),
+            max(first.rect[2], second.rect[2]), max(first.rect[3], second.rect[3]))
+    cell = (min(first.cell[0], second.cell[0]), min(first.cell[1], second.cell[1]),
+            max(first.cell[2], second.cell[2]), max(first.cell[3], second.cell[3]))
+    return Region(rect=rect, cell=cell, depth=min(first.depth, second.depth),
+                  ink=first.ink + second.ink)
 
 
 def load_screenshot(page: PageCapture, name: str) -> np.ndarray:
