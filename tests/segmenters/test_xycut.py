@@ -10,6 +10,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 import wps
+from wps.capture import discard_screenshot
 from wps.errors import SegmentationError, UsageError
 from wps.model import Node, PageCapture, Segmentation
 from wps.segmenters import build_segmenter
@@ -216,7 +217,13 @@ def test_granularity_options_change_the_count(tmp_path: Path) -> None:
 
 def test_forum_page_rendered_in_chromium(segment_browser) -> None:
     result = wps.segment(FORUM, segmenter="xycut", text=False, browser=segment_browser)
-    segmentation = result.segmentation
+    try:
+        check_forum(result.capture, result.segmentation)
+    finally:
+        discard_screenshot(result.capture.screenshot)
+
+
+def check_forum(capture: PageCapture, segmentation: Segmentation) -> None:
     assert 4 <= len(segmentation.segments) <= 20
     assert_disjoint_in_page(segmentation)
     tops = [segment.bbox[1] for segment in segmentation.segments]
@@ -227,3 +234,12 @@ def test_forum_page_rendered_in_chromium(segment_browser) -> None:
     assert any("Sourdough starter keeps collapsing" in text for text in texts)
     everything = " ".join(texts)
     assert "hydration_hank" in everything
+    # a finer cut of the same capture separates the posts, each with its text
+    finer = XYCutSegmenter(min_segments=9).segment(capture)
+    assert 9 <= len(finer.segments) <= 20
+    assert_disjoint_in_page(finer)
+    assert all(segment.text for segment in finer.segments)
+    holding = {name: [i for i, s in enumerate(finer.segments) if name in s.text]
+               for name in ("levain_lucy", "hydration_hank")}
+    assert len(holding["levain_lucy"]) == 1 and len(holding["hydration_hank"]) == 1
+    assert holding["levain_lucy"] != holding["hydration_hank"]

@@ -84,7 +84,8 @@ class XYCutSegmenter:
         Option B: siblings merge when their gap < factor × the split's threshold, their left edges
         agree within the tolerance and their background colours within the delta.
     min_ink_density
-        Regions whose ink covers less than this share of their box are dropped (§5.7: 1 %).
+        Regions whose ink covers less than this share of their box are dropped (§5.7: 1 %);
+        so are regions no thicker than a separator rule (border leftovers).
     fit_to_dom
         Assign each node to the smallest region holding ``fit_fraction`` of its box and replace the
         region by the union of its nodes' boxes (within its cell) when it has any (§5.8).
@@ -197,7 +198,10 @@ class XYCutSegmenter:
                                   self.merge_left_tolerance_px * scale, self.merge_colour_delta)
         else:
             chosen = leaves(root)
-        return [region for region in chosen if region.density >= self.min_ink_density]
+        thinnest = params.max_line_thickness + 2 * (1 + params.dilation // 2)
+        return [region for region in chosen if region.density >= self.min_ink_density
+                and min(region.rect[2] - region.rect[0], region.rect[3] - region.rect[1])
+                > thinnest]  # a region no thicker than a rule is a leftover border
 
 
 # -------------------------------------------------------------------------------- granularity
