@@ -9,9 +9,11 @@ Where wps reads §5 in its own way:
 
 - "2 · median interior gap" is the median of the gaps *narrower* than the base threshold (the
   region's line or word spacing), so one wide gap between two blocks is not its own yardstick;
-- separator lines and band edges are both found in the ink mask (a thin run of near-full rows);
-  a line with busy rows beside it still counts when the mean colours on its two sides differ by
-  more than ``band_colour_delta`` (L1 on RGB), which is what a band edge is;
+- separator lines are thin runs of near-full ink rows with blank rows beside them and no content
+  running across; colour-band edges are rows whose colour changes (L1 RGB > ``band_colour_delta``)
+  across ``band_fraction`` of the region (sampled on at most 256 columns), or thin ink runs with
+  different mean colours on their two sides; edges packed closer than a gap on both sides (a
+  stack of solid bars) are content, not bands;
 - cut pieces leave out the line itself, and a region's *cell* (up to the gap and line centres)
   bounds how far fitting to DOM boxes may grow it, so segments never overlap;
 - an all-white screenshot gives an empty :class:`~wps.model.Segmentation` (no segments); the
