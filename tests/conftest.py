@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("WPS_SHARED", REPO.parent / "shared"))
-WEBIS_SAMPLE = SHARED / "webis-webseg-20-sample"
-ARTICLE_BENCHMARK = SHARED / "article-extraction-benchmark"
-
-
-def require_shared(path: Path) -> Path:
-    """Skip a test whose shared data is absent on a developer's machine; in CI it is an error,
-    so a checkout without ../shared can never pass by skipping the data tests."""
-    if not path.is_dir():
-        message = f"{path} is missing (CI has ../shared beside the checkout)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+from shared_data import ARTICLE_BENCHMARK, WEBIS_SAMPLE, require_shared
 
 
 @pytest.fixture(scope="session")

@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from shared_data import WEBIS_SAMPLE, require_shared
 
-from conftest import WEBIS_SAMPLE, require_shared
 from wps.cli import main
 from wps.errors import InputFileError, OutputError, UsageError
 

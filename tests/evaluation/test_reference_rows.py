@@ -7,8 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
+from shared_data import WEBIS_SAMPLE
 
-from tests.conftest import WEBIS_SAMPLE
 from wps.errors import SchemaError, UsageError
 from wps.evaluation import SIZE_FUNCTIONS, evaluate
 
