@@ -15,21 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..files import write_text_atomic
 from ..datasets.published import PUBLISHED_TABLES, SIZE_FUNCTION_ORDER, PublishedScore
+from ..files import write_text_atomic
 from .aggregate import SegmenterSummary
 from .store import PageResult
 
-__all__ = ["write_per_page_csv", "summary_to_json", "summary_to_markdown", "write_atomic",
+__all__ = ["write_per_page_csv", "summary_to_json", "summary_to_markdown",
            "PER_PAGE_COLUMNS"]
 
 PER_PAGE_COLUMNS = ("page", "segmenter", "size_function", "precision", "recall", "f1",
                     "segments", "seconds", "source", "error")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` so that ``path`` holds either the old or the complete new content."""
-    write_text_atomic(path, text)
 
 
 def write_per_page_csv(path: Path, rows: Sequence[PageResult],
@@ -43,7 +38,7 @@ def write_per_page_csv(path: Path, rows: Sequence[PageResult],
             score = (row.scores or {}).get(name, (math.nan,) * 3)
             writer.writerow([row.page, row.segmenter, name, *(_na(value) for value in score),
                              row.segments, _na(row.seconds), row.source, row.error])
-    write_atomic(path, buffer.getvalue())
+    write_text_atomic(path, buffer.getvalue())
 
 
 def summary_to_json(summaries: dict[str, SegmenterSummary], run: dict[str, Any]) -> str:

@@ -24,10 +24,10 @@ from typing import Any
 from ..datasets.published import SIZE_FUNCTION_ORDER
 from ..datasets.webis import EVALUATION_FILES, WebisDataset, WebisPage
 from ..errors import SegmentationError, UnknownSegmenterError, UsageError
-from ..files import check_output_folder
+from ..files import check_output_folder, write_text_atomic
 from ..model import PageCapture, Segment, Segmentation
 from .aggregate import BASELINE_NAME, SegmenterSummary, aggregate, resolve_rows
-from .report import summary_to_json, summary_to_markdown, write_atomic, write_per_page_csv
+from .report import summary_to_json, summary_to_markdown, write_per_page_csv
 from .store import BASELINE_SUBSTITUTE, MISSING, OWN, PageResult, ResultStore
 
 __all__ = ["BenchmarkOptions", "BenchmarkReport", "run_benchmark", "evaluate_page",
@@ -125,9 +125,9 @@ def write_summary(
     rows = resolve_rows(results, segmenters, page_ids)
     summaries = aggregate(rows, SIZE_FUNCTION_ORDER)
     write_per_page_csv(out / "per-page.csv", rows)
-    write_atomic(out / "summary.json", summary_to_json(summaries, run))
+    write_text_atomic(out / "summary.json", summary_to_json(summaries, run))
     markdown = summary_to_markdown(summaries, run)
-    write_atomic(out / "summary.md", markdown)
+    write_text_atomic(out / "summary.md", markdown)
     return summaries, markdown
 
 
@@ -213,7 +213,7 @@ def _segmenter(name: str) -> Any:
 def _save_segmentation(path: Path, segmentation: Segmentation, name: str) -> None:
     import json
 
-    write_atomic(path, json.dumps(segmentation.to_webis(name), separators=(",", ":")) + "\n")
+    write_text_atomic(path, json.dumps(segmentation.to_webis(name), separators=(",", ":")) + "\n")
 
 
 def _run_pages(todo: list[tuple[WebisPage, list[str]]], workers: int,
