@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from wps.benchmark.articles import cached_captures, load_benchmark
+from wps.benchmark.synthetic import generated_capture
 from wps.model import PageCapture
 from wps.segmenters import build_segmenter
-from wps.segmenters._synthetic import generated_capture
+from wps.webis import capture_from_webis
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -42,7 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     segmenter = build_segmenter(args.segmenter)
 
-    webis = PageCapture.from_webis(args.webis_page)
+    webis = capture_from_webis(args.webis_page)
     seconds = median_seconds(segmenter, webis, args.repeats)
     print(f"webis {args.webis_page.name}: {len(webis.nodes)} nodes, median {seconds * 1000:.1f} ms")
 

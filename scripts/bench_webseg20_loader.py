@@ -2,7 +2,7 @@
 """Speed of the Webis-WebSeg-20 loader and the benchmark runner (median of several runs).
 
 Builds a throw-away dataset of N copies of the sample's page 000000 in a temporary folder, packs
-it as zip parts with ``wps.datasets.write_zip_parts``, then times (1) opening every page (zip:
+it as zip parts with ``wps.webis.write_zip_parts``, then times (1) opening every page (zip:
 extraction of its members) and (2) ``wps.benchmark.run_benchmark`` with the baseline on both
 layouts. Prints seconds per page.
 
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from wps.benchmark import BenchmarkOptions, run_benchmark
-from wps.datasets import WebisDataset, write_zip_parts
+from wps.webis import WebisDataset, write_zip_parts
 
 SAMPLE_PAGE = Path(__file__).resolve().parents[1].parent / "shared/webis-webseg-20-sample/000000"
 

@@ -91,7 +91,7 @@ def folder_dataset(webis_sample: Path, tmp_path: Path) -> Path:
 @pytest.fixture
 def zip_dataset(folder_dataset: Path, tmp_path: Path) -> Path:
     """The same copy packed as the published zip parts."""
-    from wps.datasets import WebisDataset, write_zip_parts
+    from wps.webis import WebisDataset, write_zip_parts
 
     write_zip_parts(WebisDataset(folder_dataset), tmp_path / "zips")
     return tmp_path / "zips"

@@ -8,6 +8,7 @@ import pytest
 
 from wps.errors import InputFileError
 from wps.model import Node, PageCapture, Segment, Segmentation
+from wps.webis import to_webis
 
 
 def _tiny_capture() -> PageCapture:
@@ -62,7 +63,7 @@ def test_tree_helpers():
 
 def test_segmentation_to_webis_writes_integers_and_closed_rings():
     segment = Segment.from_box("s", (0.0, 0.0, 10.0, 5.5))
-    data = Segmentation("p1", "demo", 1366, 700, [segment]).to_webis()
+    data = to_webis(Segmentation("p1", "demo", 1366, 700, [segment]))
     assert data["id"] == "p1" and data["width"] == 1366 and data["height"] == 700
     ring = data["segmentations"]["demo"][0][0][0]
     assert ring[0] == ring[-1]
@@ -74,7 +75,7 @@ def test_to_webis_clips_segments_to_the_page_and_leaves_out_those_below_it():
     inside = Segment.from_box("inside", (0.0, 0.0, 100.0, 50.0))
     across = Segment.from_box("across", (10.0, 40.0, 200.0, 80.0))
     below = Segment.from_box("below", (0.0, 60.0, 100.0, 90.0))  # past a capped capture's height
-    data = Segmentation("p", "demo", 100, 50, [inside, across, below]).to_webis()
+    data = to_webis(Segmentation("p", "demo", 100, 50, [inside, across, below]))
     segments = data["segmentations"]["demo"]
     assert len(segments) == 2
     assert segments[0] == [[[[0, 0], [100, 0], [100, 50], [0, 50], [0, 0]]]]

@@ -8,11 +8,11 @@ import shutil
 import pytest
 
 from wps.errors import DatasetError
-from wps.model import PageCapture
+from wps.webis import capture_from_webis
 
 
 def test_page_000000_as_capture(webis_page):
-    capture = PageCapture.from_webis(webis_page)
+    capture = capture_from_webis(webis_page)
     with open(webis_page / "nodes.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(capture.nodes) == len(rows) == 442
@@ -33,9 +33,9 @@ def test_page_000000_as_capture(webis_page):
 
 def test_missing_folder_and_missing_nodes(tmp_path):
     with pytest.raises(DatasetError, match="no such directory"):
-        PageCapture.from_webis(tmp_path / "nope")
+        capture_from_webis(tmp_path / "nope")
     with pytest.raises(DatasetError, match="no nodes.csv"):
-        PageCapture.from_webis(tmp_path)
+        capture_from_webis(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -53,4 +53,4 @@ def test_malformed_nodes_csv(tmp_path, webis_page, content, message):
     shutil.copy(webis_page / "ground-truth.json", page)
     (page / "nodes.csv").write_text(content)
     with pytest.raises(DatasetError, match=message):
-        PageCapture.from_webis(page)
+        capture_from_webis(page)

@@ -233,13 +233,6 @@ class PageCapture:
             source=meta.get("source", "browser"),
         )
 
-    @classmethod
-    def from_webis(cls, page_dir: str | Path) -> PageCapture:
-        """Build a capture from a Webis-WebSeg-20 page folder (no browser needed)."""
-        from .capture.webis import capture_from_webis
-
-        return capture_from_webis(page_dir)
-
 
 @dataclass(slots=True)
 class Segment:
@@ -285,53 +278,3 @@ class Segmentation:
     width: int
     height: int
     segments: list[Segment] = field(default_factory=list)
-
-    def to_webis(self, name: str | None = None) -> dict[str, Any]:
-        """The Webis-WebSeg-20 JSON object holding this segmentation under ``name``.
-
-        Segments are clipped to the page, ``[0, width] × [0, height]`` (the reference evaluation
-        counts area outside the page, and a capture capped at the screenshot height can hold
-        segments below it); a segment with nothing left on the page is left out. Coordinates are
-        written as integers when they are integral; ``width`` and ``height`` are always integers,
-        as the reference R code requires.
-        """
-        segments = []
-        for segment in self.segments:
-            polygons = _clip_to_page(segment, self.width, self.height)
-            if polygons:
-                segments.append(integral_coordinates(polygons))
-        return {
-            "id": self.page_id,
-            "height": int(self.height),
-            "width": int(self.width),
-            "segmentations": {name or self.segmenter: segments},
-        }
-
-
-def _clip_to_page(segment: Segment, width: float, height: float) -> MultiPolygon:
-    left, top, right, bottom = segment.bbox
-    if left >= 0 and top >= 0 and right <= width and bottom <= height:
-        return segment.polygons
-    import shapely
-
-    polygons = [
-        shapely.Polygon(polygon[0], [ring for ring in polygon[1:] if len(ring) >= 4])
-        for polygon in segment.polygons if polygon and len(polygon[0]) >= 4
-    ]
-    clipped = shapely.clip_by_rect(shapely.make_valid(shapely.MultiPolygon(polygons)),
-                                   0, 0, width, height)
-    pieces = shapely.get_parts(shapely.get_parts(clipped))  # collection → multipolygon → polygons
-    return [
-        [[list(point) for point in piece.exterior.coords]]
-        + [[list(point) for point in hole.coords] for hole in piece.interiors]
-        for piece in pieces if piece.geom_type == "Polygon" and piece.area > 0
-    ]
-
-
-def integral_coordinates(value: Any) -> Any:
-    """Nested lists with integral floats as ints: the Webis JSON writes ``10``, not ``10.0``."""
-    if isinstance(value, list):
-        return [integral_coordinates(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 from .errors import InputFileError
 from .files import atomic_file, check_replaceable_folder, staging_directory, write_jsonl
 from .model import PageCapture, Segment, Segmentation
+from .webis import to_webis
 
 CAPTURE_DIR = "capture"
 SEGMENTATION_FILE = "segmentation.json"
@@ -174,7 +175,7 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
     with staging_directory(out_dir) as staging:
         capture.save(staging / CAPTURE_DIR)
         with open(staging / SEGMENTATION_FILE, "w", encoding="utf-8") as handle:
-            json.dump(segmentation.to_webis(), handle)
+            json.dump(to_webis(segmentation), handle)
         records = segment_records(capture, segmentation)
         if keep_only:  # only what may reach the detector
             records = [record for record in records if record["kept"]]

@@ -107,7 +107,9 @@ def load_capture(
             if (path / "capture.json").is_file():
                 return PageCapture.load(path)
             if (path / "nodes.csv").exists() or (path / "ground-truth.json").exists():
-                return PageCapture.from_webis(path)  # DatasetError names what is missing
+                from .webis import capture_from_webis
+
+                return capture_from_webis(path)  # DatasetError names what is missing
             raise DatasetError(
                 f"{path}: neither a page capture (capture.json) nor a Webis-WebSeg-20 page folder "
                 "(nodes.csv)"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from wps.model import PageCapture
+from wps.webis import capture_from_webis
 
 
 def test_every_webis_xpath_is_found_in_a_rerender(webis_page, browser, quick):
     dom = webis_page / "dom.html"
     if not dom.is_file():
         pytest.skip(f"{dom} is missing")
-    webis = PageCapture.from_webis(webis_page)
+    webis = capture_from_webis(webis_page)
     # Offline, the page's remote CSS is blocked, so boxes differ; the tree and the counting of
     # visible siblings (and of non-blank text nodes) must not.
     ours = browser.capture(dom, quick(screenshot=False))

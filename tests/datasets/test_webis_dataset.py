@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 from webis_fakes import SCREENSHOT_ONLY_ID, SECOND_ID
 
-from wps.datasets import EVALUATION_FILES, WebisDataset
 from wps.errors import DatasetError
-from wps.model import PageCapture
+from wps.webis import EVALUATION_FILES, WebisDataset, capture_from_webis
 
 ALL_IDS = ["000000", SCREENSHOT_ONLY_ID, SECOND_ID]
-
 
 def _contents(dataset: WebisDataset) -> dict[str, dict[str, bytes]]:
     """page id -> file -> bytes, read through ``page.open()``."""
@@ -23,7 +21,6 @@ def _contents(dataset: WebisDataset) -> dict[str, dict[str, bytes]]:
             assert folder.name == page.id
             contents[page.id] = {path.name: path.read_bytes() for path in folder.iterdir()}
     return contents
-
 
 def test_the_three_layouts_stream_the_same_pages_and_bytes(folder_dataset: Path,
                                                            zip_dataset: Path) -> None:
@@ -37,7 +34,6 @@ def test_the_three_layouts_stream_the_same_pages_and_bytes(folder_dataset: Path,
     assert set(from_folder["000000"]) == {p.name for p in (folder_dataset / "000000").iterdir()}
     assert set(from_folder[SCREENSHOT_ONLY_ID]) == {"page.png"}
 
-
 def test_zip_parts_are_named_and_split_like_the_published_ones(zip_dataset: Path) -> None:
     assert sorted(path.name for path in zip_dataset.iterdir()) == [
         "webis-webseg-20-annotations.zip", "webis-webseg-20-dom-and-nodes.zip",
@@ -49,12 +45,10 @@ def test_zip_parts_are_named_and_split_like_the_published_ones(zip_dataset: Path
             f"webis-webseg-20/{page}/{name}" for page in ("000000", SECOND_ID)
             for name in ("dom.html", "nodes-texts.csv", "nodes.csv")]
 
-
 def test_a_single_zip_file_is_a_dataset(zip_dataset: Path) -> None:
     dataset = WebisDataset(zip_dataset / "webis-webseg-20-ground-truth.zip")
     assert dataset.ids() == ["000000", SECOND_ID]
     assert [page.files for page in dataset] == [["ground-truth.json"]] * 2
-
 
 def test_zip_pages_are_extracted_on_demand_and_removed(zip_dataset: Path,
                                                        tmp_path: Path) -> None:
@@ -64,14 +58,13 @@ def test_zip_pages_are_extracted_on_demand_and_removed(zip_dataset: Path,
     assert page.folder is None and "nodes.csv" in page.files
     with page.open(scratch) as folder:
         assert (folder / "nodes.csv").is_file()
-        capture = PageCapture.from_webis(folder)
+        capture = capture_from_webis(folder)
     assert not folder.exists() and list(scratch.iterdir()) == []
     assert capture.page_id == "000000" and len(capture.nodes) == 442
     assert (capture.width, capture.height) == (1366, 5590)
     with pytest.raises(RuntimeError), page.open(scratch) as folder:
         raise RuntimeError("segmenter failed")
     assert list(scratch.iterdir()) == []
-
 
 def test_ids_require_and_limit_filter_in_id_order(folder_dataset: Path,
                                                   zip_dataset: Path) -> None:
@@ -82,18 +75,15 @@ def test_ids_require_and_limit_filter_in_id_order(folder_dataset: Path,
         assert WebisDataset(root, require=EVALUATION_FILES, limit=0).ids() == []
         assert len(WebisDataset(root, ids=[SCREENSHOT_ONLY_ID], require=EVALUATION_FILES)) == 0
 
-
 def test_the_shared_sample_folder_is_a_dataset(webis_sample: Path) -> None:
     dataset = WebisDataset(webis_sample, require=EVALUATION_FILES)
     assert dataset.ids() == ["000000"]
-
 
 def test_unknown_ids_name_the_missing_pages(folder_dataset: Path) -> None:
     with pytest.raises(DatasetError, match=r"1 requested page id\(s\) not in the dataset: 123456"):
         WebisDataset(folder_dataset, ids=["000000", "123456"])
     with pytest.raises(DatasetError, match="no page '999999'"):
         WebisDataset(folder_dataset).page("999999")
-
 
 def test_bad_roots_raise_dataset_errors(tmp_path: Path, folder_dataset: Path) -> None:
     with pytest.raises(DatasetError, match="no such dataset folder"):
@@ -114,7 +104,6 @@ def test_bad_roots_raise_dataset_errors(tmp_path: Path, folder_dataset: Path) ->
     with pytest.raises(DatasetError, match="limit must be >= 0"):
         WebisDataset(folder_dataset, limit=-1)
 
-
 def test_members_outside_page_folders_are_ignored(tmp_path: Path, webis_page: Path) -> None:
     root = tmp_path / "zips"
     root.mkdir()
@@ -126,7 +115,6 @@ def test_members_outside_page_folders_are_ignored(tmp_path: Path, webis_page: Pa
     dataset = WebisDataset(root)
     assert dataset.ids() == ["000000"]
     assert dataset.page("000000").files == ["nodes.csv"]
-
 
 def test_folder_pages_are_not_copied(folder_dataset: Path) -> None:
     page = WebisDataset(folder_dataset).page("000000")

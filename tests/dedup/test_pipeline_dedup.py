@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from wps.cli import main
-from wps.model import PageCapture
 from wps.pipeline import segment
+from wps.webis import capture_from_webis
 
 
 def test_second_copy_of_a_page_is_marked_duplicate(webis_page: Path, tmp_path: Path) -> None:
@@ -16,7 +16,7 @@ def test_second_copy_of_a_page_is_marked_duplicate(webis_page: Path, tmp_path: P
     first = segment(webis_page, dedup_db=db)
     texts = [s for s in first.segmentation.segments if len(s.text) > 200]
     assert texts and all("dup_chunk_share" not in s.reasons for s in texts)
-    capture = PageCapture.from_webis(webis_page)
+    capture = capture_from_webis(webis_page)
     copy = dataclasses.replace(capture, url=capture.url.rstrip("/") + "/copy")
     second = segment(copy, dedup_db=db)
     repeated = [s for s in second.segmentation.segments if len(s.text) > 200]

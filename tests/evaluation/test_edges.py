@@ -10,7 +10,7 @@ from wps.evaluation.edges import edge_weight_by_buffer, edge_weights
 from wps.evaluation.geometry import segment_geometry
 from wps.evaluation.resources import EdgePixels, load_page
 from wps.evaluation.sizes import pixel_overlay
-from wps.evaluation.webis_json import read_segmentations
+from wps.webis.segmentation_json import read_segmentations
 
 
 def test_raster_route_matches_buffer_route(webis_sample: Path) -> None:

@@ -11,9 +11,9 @@ import pytest
 
 from wps.evaluation import evaluate
 from wps.evaluation.bcubed import f1_score, score
+from wps.evaluation.geometry import segment_geometry
 from wps.evaluation.resources import load_page
 from wps.evaluation.sizes import Clustering, node_clustering
-from wps.evaluation.geometry import segment_geometry
 
 TOP = [[[[0, 0], [0, 5], [10, 5], [10, 0], [0, 0]]]]
 BOTTOM = [[[[0, 5], [0, 10], [10, 10], [10, 5], [0, 5]]]]

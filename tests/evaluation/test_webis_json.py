@@ -9,8 +9,8 @@ import pytest
 
 from wps.errors import InputFileError, SchemaError, UsageError
 from wps.evaluation import evaluate, read_segmentations, write_segmentations
-from wps.evaluation.webis_json import parse_segmentations
 from wps.model import Segment, Segmentation
+from wps.webis.segmentation_json import parse_segmentations, to_webis
 
 RING = [[0, 0], [0, 10], [10, 10], [10, 0], [0, 0]]
 
@@ -91,7 +91,7 @@ def test_in_memory_segmentation_from_the_page_model(webis_sample: Path) -> None:
     page = webis_sample / "000000"
     segmentation = Segmentation("000000", "whole", 1366, 5590,
                                 [Segment.from_box("s1", (0.0, 0.0, 1366.0, 5590.0))])
-    result = evaluate(segmentation.to_webis(), page / "ground-truth.json",
+    result = evaluate(to_webis(segmentation), page / "ground-truth.json",
                       size_functions=["pixels", "nodes"])
     assert result.algorithm == "whole"
     assert result.results["pixels"].precision == pytest.approx(0.226672052828432, abs=1e-12)

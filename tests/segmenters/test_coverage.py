@@ -116,8 +116,8 @@ def _main_with_list_and_paragraphs() -> PageCapture:
 
 def _free(capture: PageCapture, occupied: list, *, max_area: float = 9.5e5,
           group_siblings: bool = True) -> list[list[int]]:
-    from wps.segmenters._blocks import _drawn_boxes
-    from wps.segmenters._coverage import free_groups, visible_content
+    from wps.segmenters.dom_cohesion._blocks import _drawn_boxes
+    from wps.segmenters.dom_cohesion._coverage import free_groups, visible_content
 
     covered = np.zeros(len(capture.nodes), dtype=bool)
     covered[2:7] = True  # the list is a segment

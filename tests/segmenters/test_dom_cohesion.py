@@ -13,6 +13,7 @@ from wps.model import Node, PageCapture
 from wps.output import top_xpaths
 from wps.segmenters import build_segmenter
 from wps.segmenters.dom_cohesion import DomCohesionSegmenter
+from wps.webis import capture_from_webis, to_webis
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -117,10 +118,10 @@ def test_uniform_page_is_one_segment(render):
 def test_beats_the_baseline_on_webis_page_000000(webis_page):
     from wps.evaluation import evaluate
 
-    capture = PageCapture.from_webis(webis_page)
+    capture = capture_from_webis(webis_page)
     truth = webis_page / "ground-truth.json"
-    ours = evaluate(build_segmenter("dom-cohesion").segment(capture).to_webis(), truth)
-    baseline = evaluate(build_segmenter("baseline").segment(capture).to_webis(), truth)
+    ours = evaluate(to_webis(build_segmenter("dom-cohesion").segment(capture)), truth)
+    baseline = evaluate(to_webis(build_segmenter("baseline").segment(capture)), truth)
     assert baseline.results["pixels"].f1 == pytest.approx(0.3696, abs=5e-5)
     for size in ("pixels", "edges-fine", "edges-coarse"):
         assert ours.results[size].f1 > baseline.results[size].f1, size
@@ -201,7 +202,7 @@ def test_invalid_options_are_usage_errors():
 
 
 def test_large_generated_page_is_fast():
-    from wps.segmenters._synthetic import generated_capture
+    from wps.benchmark.synthetic import generated_capture
 
     capture = generated_capture(5000, seed=3)
     assert 4900 <= sum(not n.is_text for n in capture.nodes) <= 5100

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wps.segmenters._blocks import _match_windows
-from wps.segmenters._tree_edit import ElementTree, TreeEditCache, iqr_fence
+from wps.segmenters.dom_cohesion._blocks import _match_windows
+from wps.segmenters.dom_cohesion._tree_edit import ElementTree, TreeEditCache, iqr_fence
 
 
 def _tree(spec: str) -> ElementTree:

@@ -2,7 +2,9 @@
 
 ``run_benchmark(BenchmarkOptions(...))`` is what ``scripts/benchmark_webseg20.py`` calls; results
 go to a resumable store (``OUT/results.jsonl``) and from there to ``per-page.csv``,
-``summary.json`` and ``summary.md``.
+``summary.json`` and ``summary.md``. The package also owns the article-extraction benchmark
+(:mod:`.articles`), the text-speed benchmark (:mod:`.text_speed`) and the generated pages the
+speed benchmarks and tests use (:mod:`.synthetic`).
 """
 
 from __future__ import annotations

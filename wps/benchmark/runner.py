@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ..datasets.published import SIZE_FUNCTION_ORDER
-from ..datasets.webis import EVALUATION_FILES, WebisDataset, WebisPage
 from ..errors import SegmentationError, UnknownSegmenterError, UsageError
 from ..files import check_output_folder, write_text_atomic
 from ..model import PageCapture, Segment, Segmentation
+from ..webis import EVALUATION_FILES, WebisDataset, WebisPage, capture_from_webis, to_webis
 from .aggregate import BASELINE_NAME, SegmenterSummary, aggregate, resolve_rows
 from .report import summary_to_json, summary_to_markdown, write_per_page_csv
 from .store import BASELINE_SUBSTITUTE, MISSING, OWN, PageResult, ResultStore
@@ -41,7 +41,7 @@ _SEGMENTERS: dict[str, Any] = {}
 @dataclass(slots=True)
 class BenchmarkOptions:
     data: Path
-    """Dataset root: any layout :class:`~wps.datasets.WebisDataset` accepts."""
+    """Dataset root: any layout :class:`~wps.webis.WebisDataset` accepts."""
     segmenters: list[str]
     out: Path
     pages: int | None = None
@@ -137,7 +137,7 @@ def evaluate_page(page_dir: Path, segmenters: Sequence[str],
     page_dir = Path(page_dir)
     ground_truth = page_dir / "ground-truth.json"
     try:
-        capture: PageCapture | None = PageCapture.from_webis(page_dir)
+        capture: PageCapture | None = capture_from_webis(page_dir)
         capture_error = ""
     except Exception as err:  # noqa: BLE001 - a broken page: every segmenter gets the baseline row
         capture, capture_error = None, f"capture: {type(err).__name__}: {err}"
@@ -187,7 +187,7 @@ def _evaluate(segmentation: Segmentation, ground_truth: Path,
               name: str) -> dict[str, tuple[float, float, float]]:
     from ..evaluation import evaluate
 
-    result = evaluate(segmentation.to_webis(name), ground_truth)
+    result = evaluate(to_webis(segmentation, name), ground_truth)
     return {
         str(function): (float(score.precision), float(score.recall), float(score.f1))
         for function, score in result.results.items()
@@ -213,7 +213,7 @@ def _segmenter(name: str) -> Any:
 def _save_segmentation(path: Path, segmentation: Segmentation, name: str) -> None:
     import json
 
-    write_text_atomic(path, json.dumps(segmentation.to_webis(name), separators=(",", ":")) + "\n")
+    write_text_atomic(path, json.dumps(to_webis(segmentation, name), separators=(",", ":")) + "\n")
 
 
 def _run_pages(todo: list[tuple[WebisPage, list[str]]], workers: int,

@@ -1,8 +1,6 @@
-"""Page capture: render a page in Chromium, or read a Webis-WebSeg-20 page folder, into a PageCapture."""
+"""Page capture: render a page in Chromium into a PageCapture (Webis folders: :mod:`wps.webis`)."""
 
 from .browser import Browser, CaptureOptions, capture_page, find_chromium
 from .screenshots import discard_screenshot
-from .webis import capture_from_webis
 
-__all__ = ["Browser", "CaptureOptions", "capture_from_webis", "capture_page", "discard_screenshot",
-           "find_chromium"]
+__all__ = ["Browser", "CaptureOptions", "capture_page", "discard_screenshot", "find_chromium"]

@@ -1,11 +1,10 @@
-"""Dataset loaders: Webis-WebSeg-20 pages (folders or zip parts) and the published result tables."""
+"""The published Webis-WebSeg-20 result tables that benchmark reports print beside ours.
+
+The dataset's own files (pages, nodes, segmentation JSON) are read by :mod:`wps.webis`.
+"""
 
 from __future__ import annotations
 
 from .published import PUBLISHED_TABLES, PublishedRow, PublishedScore, PublishedTable
-from .webis import EVALUATION_FILES, PUBLISHED_PARTS, WebisDataset, WebisPage, write_zip_parts
 
-__all__ = [
-    "WebisDataset", "WebisPage", "EVALUATION_FILES", "PUBLISHED_PARTS", "write_zip_parts",
-    "PUBLISHED_TABLES", "PublishedTable", "PublishedRow", "PublishedScore",
-]
+__all__ = ["PUBLISHED_TABLES", "PublishedTable", "PublishedRow", "PublishedScore"]

@@ -6,6 +6,7 @@ text lengths, edge pixels) are cached by :func:`load_page`, so scoring many algo
 reads the PNGs once.
 """
 
+from ..webis.segmentation_json import WebisSegmentations, read_segmentations, write_segmentations
 from .agreement import AgreementResult, agreement
 from .bcubed import BCubedScore
 from .evaluate import EvaluationResult, evaluate
@@ -14,7 +15,6 @@ from .flatten import flatten_segmentations
 from .fuse import fuse_segmentations
 from .resources import GroundTruthPage, load_page
 from .sizes import SIZE_FUNCTIONS
-from .webis_json import WebisSegmentations, read_segmentations, write_segmentations
 
 __all__ = [
     "SIZE_FUNCTIONS",

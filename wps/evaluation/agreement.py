@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UsageError
+from ..webis.segmentation_json import WebisSegmentations, parse_segmentations
 from .bcubed import f1_score, precision_matrix
 from .geometry import segment_geometry
 from .resources import load_page
 from .sizes import canonical_size_function, node_clustering, pixel_clustering, pixel_overlay
-from .webis_json import WebisSegmentations, parse_segmentations
 
 MAX_SEGMENTATIONS = 5
 AGREEMENT_FILE_NAMES = {

@@ -9,6 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..webis.segmentation_json import (
+    MultiPolygonJson,
+    WebisSegmentations,
+    check_same_page,
+    parse_segmentations,
+    read_segmentations,
+)
 from .bcubed import BCubedScore, score
 from .geometry import segment_geometry
 from .resources import GroundTruthPage, load_page
@@ -20,13 +27,6 @@ from .sizes import (
     node_clustering,
     pixel_clustering,
     pixel_overlay,
-)
-from .webis_json import (
-    MultiPolygonJson,
-    WebisSegmentations,
-    check_same_page,
-    parse_segmentations,
-    read_segmentations,
 )
 
 

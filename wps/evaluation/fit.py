@@ -17,10 +17,10 @@ import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
 from ..errors import SchemaError, UsageError
+from ..webis.nodes import read_node_boxes
+from ..webis.segmentation_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
 from .geometry import as_multipolygon, segment_geometry, segment_json
-from .resources import read_nodes
 from .sizes import _rectangle_rings
-from .webis_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
 
 FIT_CONTAINMENT_THRESHOLD = 0.75
 
@@ -95,7 +95,7 @@ def fit_segmentations(
             f"fit containment threshold must be within 0..1, but was {containment_threshold}"
         )
     task = parse_segmentations(segmentations).select(pattern)
-    boxes = nodes if isinstance(nodes, np.ndarray) else read_nodes(nodes)[0]
+    boxes = nodes if isinstance(nodes, np.ndarray) else read_node_boxes(nodes)[0]
     result = dict(task.segmentations)
     for name, segments in task.segmentations.items():
         try:

@@ -14,8 +14,8 @@ from shapely import GeometryCollection, MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from ..errors import SchemaError
+from ..webis.segmentation_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
 from .geometry import clean_pixel_geometries, nary_intersection, segment_geometry, segment_json
-from .webis_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
 
 
 def flatten_segmentation(

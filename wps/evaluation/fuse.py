@@ -17,6 +17,8 @@ from shapely import MultiPolygon
 from shapely.geometry.base import BaseGeometry
 
 from ..errors import UsageError
+from ..webis.segmentation_json import WebisSegmentations, parse_segmentations
+from .edges import edge_weights
 from .geometry import (
     as_multipolygon,
     clean_pixel_geometries,
@@ -25,9 +27,7 @@ from .geometry import (
     segment_json,
 )
 from .resources import load_page
-from .edges import edge_weights
 from .sizes import canonical_size_function, node_clustering, segmentation_subsets
-from .webis_json import WebisSegmentations, parse_segmentations
 
 MIN_ANNOTATORS = 3
 DISAGREEMENT_THRESHOLDS = (0.1, 0.3, 0.5, 0.7, 0.9)

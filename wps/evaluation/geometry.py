@@ -19,7 +19,7 @@ from shapely import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from ..errors import UsageError
-from .webis_json import MultiPolygonJson
+from ..webis.segmentation_json import MultiPolygonJson
 
 SNAP_TOLERANCE = 0.9
 """``st_snap(x, x, 0.9)`` in ``PixelBasedClusterings`` and ``flatten-segmentations.R``."""

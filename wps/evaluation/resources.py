@@ -6,7 +6,6 @@ algorithms on one page reuses the parsed nodes and the edge pixel lists.
 
 from __future__ import annotations
 
-import csv
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DatasetError, InputFileError
+from ..webis.nodes import read_character_counts, read_node_boxes
 
 EDGE_MASK_FILES = {
     "edges-fine": "screenshot-edges-fine.png",
@@ -81,58 +81,9 @@ def load_page(directory: str | Path) -> GroundTruthPage:
 
 @functools.lru_cache(maxsize=2)  # a page is evaluated many times, then left
 def _load_page(directory: Path, stamp: tuple[int, ...]) -> GroundTruthPage:
-    boxes, xpaths = read_nodes(directory / "nodes.csv")
+    boxes, xpaths = read_node_boxes(directory / "nodes.csv")
     counts = read_character_counts(directory / "nodes-texts.csv")
     return GroundTruthPage(directory, boxes, xpaths, counts)
-
-
-def read_nodes(path: str | Path) -> tuple[np.ndarray, list[str]]:
-    """``nodes.csv`` (``left,bottom,right,top,xpath``) as (l, t, r, b) rows and XPaths."""
-    path = Path(path)
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except UnicodeDecodeError:
-        raise DatasetError(f"{path}: unreadable nodes file (not UTF-8 text)") from None
-    except (OSError, csv.Error) as err:
-        raise DatasetError(f"{path}: unreadable nodes file ({err})") from None
-    if not rows or [c.strip() for c in rows[0][:4]] != ["left", "bottom", "right", "top"]:
-        raise DatasetError(f"{path}: header must start with left,bottom,right,top")
-    boxes, xpaths = [], []
-    for number, row in enumerate(rows[1:], start=2):
-        if not row:
-            continue
-        try:
-            left, bottom, right, top = (float(v) for v in row[:4])
-        except ValueError:
-            raise DatasetError(
-                f"{path}: line {number}: non-numeric coordinates {row[:4]}"
-            ) from None
-        boxes.append((left, top, right, bottom))
-        xpaths.append(row[4] if len(row) > 4 else "")
-    return np.asarray(boxes, dtype=float).reshape(-1, 4), xpaths
-
-
-def read_character_counts(path: str | Path) -> dict[str, float]:
-    """``nodes-texts.csv`` lengths by XPath; like R, any problem means "no text on the page"."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return {}
-    counts: dict[str, float] = {}
-    try:
-        header = rows[0]
-        column = header.index("ncharacter")
-        for row in rows[1:]:
-            if not row:
-                continue
-            if row[0] in counts:  # read.csv(row.names=1) fails on duplicate XPaths
-                return {}
-            counts[row[0]] = float(row[column])
-    except (IndexError, ValueError):
-        return {}
-    return counts
 
 
 def _read_edge_mask(path: Path) -> EdgePixels:

@@ -1,9 +1,12 @@
-"""Segmenters: one module each, registered by name.
+"""Segmenters: one subpackage or module each, registered by name.
 
 A segmenter takes a :class:`~wps.model.PageCapture` and returns a :class:`~wps.model.Segmentation`.
-Each module in this package registers its segmenters with :func:`register_segmenter`; the package
-imports every module on first lookup, so adding a segmenter means adding one module and touching
-nothing else. Heavy imports (torch, cv2) stay inside the segmenter's functions.
+This package owns the registry (:func:`register_segmenter`, :func:`build_segmenter`) and the
+helpers every segmenter shares (:mod:`.geometry`: boxes, visibility, reading-order text). Each
+segmenter lives in its own subpackage (``dom_cohesion/``, ``xycut/``) or module (``baseline.py``)
+with its private helpers inside it; the package imports every public module and subpackage on
+first lookup, so adding a segmenter means adding one subpackage and touching nothing else. Heavy
+imports (torch, cv2) stay inside the segmenter's functions.
 """
 
 from __future__ import annotations

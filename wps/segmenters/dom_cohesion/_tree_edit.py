@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import MissingDependencyError
+from ...errors import MissingDependencyError
 
 
 @dataclass(slots=True)

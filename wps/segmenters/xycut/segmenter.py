@@ -27,17 +27,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SegmentationError, UsageError
-from ..model import Box, PageCapture, Segment, Segmentation
-from . import register_segmenter
-from ._blocks import reading_text
+from ...errors import SegmentationError, UsageError
+from ...model import Box, PageCapture, Segment, Segmentation
+from .. import register_segmenter
+from ..geometry import intersect_boxes, reading_text, shown, union_box
 from ._xycut_core import ROWS, CutParameters, PageImage, Region, build_tree, prepare
 
 REFERENCE_WIDTH = 1366.0
 """Pixel thresholds are tuned for this page width and scaled by W / 1366."""
 
 GRANULARITIES = ("cut", "merge", "leaves")
-_HIDDEN = {"display": ("none",), "visibility": ("hidden", "collapse")}
 
 
 @register_segmenter("xycut")
@@ -171,11 +170,11 @@ class XYCutSegmenter:
         for index, region in enumerate(regions):
             box = boxes[index]
             if fitted[index]:
-                nodes_box = _intersect(_union_box([page.nodes[i].bbox for i in fitted[index]]),
+                nodes_box = intersect_boxes(union_box([page.nodes[i].bbox for i in fitted[index]]),
                                        cells[index])
                 if nodes_box[2] > nodes_box[0] and nodes_box[3] > nodes_box[1]:
                     box = nodes_box
-            box = _intersect(box, (0.0, 0.0, float(page.width), float(page.height)))
+            box = intersect_boxes(box, (0.0, 0.0, float(page.width), float(page.height)))
             if box[2] <= box[0] or box[3] <= box[1]:
                 continue
             segment = Segment.from_box(str(len(segments)), box, fitted[index])
@@ -310,7 +309,7 @@ def assign_nodes(page: PageCapture, cells: list[Box], fraction: float) -> list[l
     its box (§5.8); ids stay in document order."""
     visible = [node for node in page.nodes
                if node.width > 0 and node.height > 0
-               and not any(node.style.get(key) in values for key, values in _HIDDEN.items())]
+               and shown(node.style)]
     assigned: list[list[int]] = [[] for _ in cells]
     if not visible:
         return assigned
@@ -336,12 +335,3 @@ def assign_nodes(page: PageCapture, cells: list[Box], fraction: float) -> list[l
 def _scaled(rect: tuple[int, int, int, int], scale: float) -> Box:
     return (rect[0] * scale, rect[1] * scale, rect[2] * scale, rect[3] * scale)
 
-
-def _union_box(boxes: list[Box]) -> Box:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
-def _intersect(first: Box, second: Box) -> Box:
-    return (max(first[0], second[0]), max(first[1], second[1]),
-            min(first[2], second[2]), min(first[3], second[3]))

@@ -7,17 +7,16 @@ give the tree and the tags; ``nodes-texts.csv`` gives the text nodes' texts. The
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from pathlib import Path
 
 from ..errors import DatasetError
 from ..model import CONTEXT_TAGS, TEXT_TAG, Node, PageCapture
+from .nodes import read_node_rows, read_node_texts
 
 WEBIS_WIDTH = 1366
 _STEP = re.compile(r"^(?:([A-Za-z][\w:.-]*)|text\(\))\[(\d+)\]$")
-csv.field_size_limit(1 << 30)
 
 
 def capture_from_webis(page_dir: str | Path) -> PageCapture:
@@ -28,8 +27,8 @@ def capture_from_webis(page_dir: str | Path) -> PageCapture:
     nodes_path = page_dir / "nodes.csv"
     if not nodes_path.is_file():
         raise DatasetError(f"{page_dir}: not a Webis-WebSeg-20 page folder (no nodes.csv)")
-    texts = _read_texts(page_dir / "nodes-texts.csv")
-    rows = _read_nodes(nodes_path)
+    texts = read_node_texts(page_dir / "nodes-texts.csv")
+    rows = read_node_rows(nodes_path)
     if not rows:
         raise DatasetError(f"{nodes_path}: no nodes")
 
@@ -86,47 +85,6 @@ def _parent_index(xpath: str, index_of: dict[str, int]) -> int | None:
         if path in index_of:
             return index_of[path]
     return None
-
-
-def _read_nodes(path: Path) -> list[tuple[tuple[float, float, float, float], str]]:
-    rows = []
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            expected = {"left", "bottom", "right", "top", "xpath"}
-            if reader.fieldnames is None or not expected <= set(reader.fieldnames):
-                raise DatasetError(
-                    f"{path}: header must be left,bottom,right,top,xpath, got {reader.fieldnames}"
-                )
-            for line, row in enumerate(reader, start=2):
-                try:
-                    left, bottom = float(row["left"]), float(row["bottom"])
-                    right, top = float(row["right"]), float(row["top"])
-                except (TypeError, ValueError):
-                    raise DatasetError(f"{path}: row {line}: non-numeric box") from None
-                xpath = row["xpath"] or ""
-                if not xpath.startswith("/"):
-                    raise DatasetError(f"{path}: row {line}: malformed XPath {xpath!r}")
-                rows.append(((left, top, right, bottom), xpath))
-    except UnicodeDecodeError as err:
-        raise DatasetError(f"{path}: not UTF-8 text ({err.reason})") from None
-    return rows
-
-
-def _read_texts(path: Path) -> dict[str, str]:
-    if not path.exists():
-        return {}
-    texts: dict[str, str] = {}
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is None or not {"xpath", "text"} <= set(reader.fieldnames):
-                raise DatasetError(f"{path}: header must be \"xpath\",\"ncharacter\",\"text\"")
-            for row in reader:
-                texts[row["xpath"]] = row["text"] or ""
-    except UnicodeDecodeError as err:
-        raise DatasetError(f"{path}: not UTF-8 text ({err.reason})") from None
-    return texts
 
 
 def _page_size(page_dir: Path, rows: list) -> tuple[int, int]:

@@ -33,17 +33,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
-from ..errors import SegmentationError, UsageError
-from ..model import Box, PageCapture, Segment, Segmentation
-from . import register_segmenter
-from ._blocks import BlockStructure, find_blocks, reading_text, subtree_ids
+from ...errors import SegmentationError, UsageError
+from ...model import Box, PageCapture, Segment, Segmentation
+from .. import register_segmenter
+from ..geometry import box_area, clip_box, reading_text, shown, union_box
+from ._blocks import BlockStructure, find_blocks, subtree_ids
 from ._tree_edit import iqr_fence
-
-_HIDDEN_VISIBILITY = ("hidden", "collapse")
 
 
 @register_segmenter("dom-cohesion")
@@ -149,7 +147,7 @@ class DomCohesionSegmenter:
 
     # ------------------------------------------------------------------------------------ steps
     def segment(self, page: PageCapture) -> Segmentation:
-        visible = any(_visible(node.style) for node in page.nodes)
+        visible = any(shown(node.style) for node in page.nodes)
         if not visible or page.width <= 0 or page.height <= 0:
             raise SegmentationError(f"{page.url or page.page_id}: the capture has no visible nodes")
         blocks = find_blocks(
@@ -205,7 +203,7 @@ class DomCohesionSegmenter:
         if not elements:
             return None
         drawn = blocks.drawn_box([node])
-        oversized = drawn is not None and _area(drawn) > self.max_page_fraction * page_area
+        oversized = drawn is not None and box_area(drawn) > self.max_page_fraction * page_area
         is_block = node in blocks.heterogeneity
         splittable = node in blocks.containers or self.split_record_blocks
         outlier = is_block and splittable and blocks.heterogeneity[node] > fence
@@ -225,16 +223,17 @@ class DomCohesionSegmenter:
         page_area = self._page_area(page, blocks)
         kept: list[tuple[list[int], Box]] = []
         for group in groups:
-            if not all(_visible(page.nodes[node].style) for node in group):
+            if not all(shown(page.nodes[node].style) for node in group):
                 continue
             node_ids = [member for node in group for member in subtree_ids(page, node)]
-            drawn = blocks.drawn_box(group) or _union(page.nodes[node].bbox for node in group)
-            box = _clip(drawn, page.width, self._bottom_limit(page))
-            if _area(box) < self.min_segment_area:
+            drawn = blocks.drawn_box(group) or union_box(page.nodes[node].bbox for node in group)
+            box = clip_box(drawn, page.width, self._bottom_limit(page))
+            if box_area(box) < self.min_segment_area:
                 continue
             kept.append((group, node_ids, box))
         if len(kept) > 1:  # the prototype drops oversized segments (but never the only one)
-            kept = [item for item in kept if _area(item[2]) <= self.max_page_fraction * page_area]
+            limit = self.max_page_fraction * page_area
+            kept = [item for item in kept if box_area(item[2]) <= limit]
         segments: list[Segment] = []
         for group, node_ids, box in kept:
             segment = Segment.from_box(str(len(segments)), box, node_ids)
@@ -298,24 +297,3 @@ class DomCohesionSegmenter:
             segment.id = str(number)
         return merged
 
-
-def _visible(style: dict[str, str]) -> bool:
-    return style.get("display") != "none" and style.get("visibility") not in _HIDDEN_VISIBILITY
-
-
-def _area(box: Box) -> float:
-    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
-
-
-def _union(boxes: Iterable[Box]) -> Box:
-    boxes = list(boxes)
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
-def _clip(box: Box, width: int, height: float) -> Box:
-    left = min(max(box[0], 0.0), float(width))
-    right = min(max(box[2], 0.0), float(width))
-    top = min(max(box[1], 0.0), float(height))
-    bottom = min(max(box[3], 0.0), float(height))
-    return (left, top, right, bottom)

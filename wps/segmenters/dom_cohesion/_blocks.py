@@ -16,15 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import Box, PageCapture
+from ...model import Box, PageCapture
+from ..geometry import INLINE_TAGS
 from ._tree_edit import ElementTree, TreeEditCache
-
-# Tags that flow inside a line; text nodes under them belong to the enclosing block for reading
-# order, and they do not make a record "compound".
-INLINE_TAGS = frozenset(
-    "A ABBR B BDI BDO BR CITE CODE DATA DFN EM FONT I IMG KBD LABEL MARK Q S SAMP SMALL SPAN "
-    "STRONG SUB SUP TIME U VAR WBR INPUT BUTTON SELECT TEXTAREA SVG PICTURE #text".split()
-)
 
 
 @dataclass(slots=True)
@@ -269,26 +263,3 @@ def _element_parents(tree: ElementTree) -> dict[int, int]:
 def subtree_ids(page: PageCapture, node: int) -> list[int]:
     """The node and its descendants in document order."""
     return [node, *page.descendants(node)]
-
-
-def reading_text(page: PageCapture, node_ids: list[int]) -> str:
-    """Text of the nodes in document order: spaces within a block element, newlines between."""
-    pieces: list[str] = []
-    previous_block: int | None = None
-    for node_id in node_ids:
-        node = page.nodes[node_id]
-        if not node.is_text or not node.text.strip():
-            continue
-        block = _enclosing_block(page, node_id)
-        if pieces:
-            pieces.append(" " if block == previous_block else "\n")
-        pieces.append(" ".join(node.text.split()))
-        previous_block = block
-    return "".join(pieces)
-
-
-def _enclosing_block(page: PageCapture, node_id: int) -> int | None:
-    parent = page.nodes[node_id].parent
-    while parent is not None and page.nodes[parent].tag in INLINE_TAGS:
-        parent = page.nodes[parent].parent
-    return parent

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Box, PageCapture
+from ...model import Box, PageCapture
+from ..geometry import HIDDEN_VISIBILITY, box_area, clip_box
 
 CONTENT_ELEMENTS = frozenset({"IMG", "PICTURE", "SVG", "VIDEO", "CANVAS"})
 """Elements that are content without any text (an article's photo, a chart)."""
 
-_HIDDEN_VISIBILITY = ("hidden", "collapse")
 OVERLAP_TOLERANCE = 1.0
 """Boxes overlap when they share more than this many pixels along both axes (sub-pixel layout
 rounding and shared borders are no overlap)."""
@@ -56,7 +56,7 @@ def visible_content(page: PageCapture, bottom_limit: float) -> np.ndarray:
             style = node.style
         inherited = displayed[node.parent] if node.parent is not None else True
         displayed[node.id] = own and inherited
-        if not displayed[node.id] or style.get("visibility") in _HIDDEN_VISIBILITY:
+        if not displayed[node.id] or style.get("visibility") in HIDDEN_VISIBILITY:
             continue
         if node.is_text:
             if not node.text.strip():
@@ -94,10 +94,10 @@ def free_groups(page: PageCapture, covered: np.ndarray, content: np.ndarray,
         found = found or [page.nodes[m].bbox for m in members]
         box = (min(b[0] for b in found), min(b[1] for b in found),
                max(b[2] for b in found), max(b[3] for b in found))
-        return _clip(box, page.width, bottom_limit)
+        return clip_box(box, page.width, bottom_limit)
 
     def fits(box: Box) -> bool:
-        if _area(box) > max_area:  # below the cap of a truncated capture too
+        if box_area(box) > max_area:  # below the cap of a truncated capture too
             return False
         if boxes.shape[0] == 0:
             return True
@@ -173,11 +173,3 @@ def _runs(kids: list[int], free: np.ndarray, holds_content: np.ndarray,
     close()
     return items
 
-
-def _area(box: Box) -> float:
-    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
-
-
-def _clip(box: Box, width: float, bottom_limit: float) -> Box:
-    return (min(max(box[0], 0.0), float(width)), min(max(box[1], 0.0), bottom_limit),
-            min(max(box[2], 0.0), float(width)), min(max(box[3], 0.0), bottom_limit))

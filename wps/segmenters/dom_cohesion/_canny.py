@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputFileError
-from ..model import Segment
+from ...errors import InputFileError
+from ...model import Segment
 
 MARGIN = 2
 """Pixels of context around each box, so the box's own border edges are found."""

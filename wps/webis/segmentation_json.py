@@ -1,5 +1,7 @@
 """Read, validate and write the Webis-WebSeg-20 segmentation JSON (webis-webseg-20.md §2).
 
+:func:`to_webis` turns a :class:`~wps.model.Segmentation` into that JSON object.
+
 Validation follows the reference R code (``task.R``, ``segment.R``): integer ``width``/``height``,
 closed rings, a multipolygon per segment. A file may hold several named segmentations; one is
 picked with an R-style regular expression (``re.search`` on the name).
@@ -16,7 +18,7 @@ from typing import Any
 
 from ..errors import SchemaError, UsageError
 from ..files import read_text, write_text_atomic
-from ..model import integral_coordinates
+from ..model import MultiPolygon, Segment, Segmentation
 
 MultiPolygonJson = list[list[list[list[float]]]]
 """A Webis segment: polygons, each an outer ring then holes, each ring a closed list of [x, y]."""
@@ -157,3 +159,54 @@ def check_same_page(truth: WebisSegmentations, algorithm: WebisSegmentations) ->
                 f"{algorithm.source}: {attribute} {got!r} differs from the ground truth's "
                 f"{expected!r} ({truth.source}); can merge tasks with same {attribute}s only"
             )
+
+
+def to_webis(segmentation: Segmentation, name: str | None = None) -> dict[str, Any]:
+    """The Webis JSON object holding ``segmentation`` under ``name`` (default: its segmenter).
+
+    Segments are clipped to the page, ``[0, width] × [0, height]`` (the reference evaluation
+    counts area outside the page, and a capture capped at the screenshot height can hold
+    segments below it); a segment with nothing left on the page is left out. Coordinates are
+    written as integers when they are integral; ``width`` and ``height`` are always integers,
+    as the reference R code requires.
+    """
+    segments = []
+    for segment in segmentation.segments:
+        polygons = _clip_to_page(segment, segmentation.width, segmentation.height)
+        if polygons:
+            segments.append(integral_coordinates(polygons))
+    return {
+        "id": segmentation.page_id,
+        "height": int(segmentation.height),
+        "width": int(segmentation.width),
+        "segmentations": {name or segmentation.segmenter: segments},
+    }
+
+
+def _clip_to_page(segment: Segment, width: float, height: float) -> MultiPolygon:
+    left, top, right, bottom = segment.bbox
+    if left >= 0 and top >= 0 and right <= width and bottom <= height:
+        return segment.polygons
+    import shapely
+
+    polygons = [
+        shapely.Polygon(polygon[0], [ring for ring in polygon[1:] if len(ring) >= 4])
+        for polygon in segment.polygons if polygon and len(polygon[0]) >= 4
+    ]
+    clipped = shapely.clip_by_rect(shapely.make_valid(shapely.MultiPolygon(polygons)),
+                                   0, 0, width, height)
+    pieces = shapely.get_parts(shapely.get_parts(clipped))  # collection → multipolygon → polygons
+    return [
+        [[list(point) for point in piece.exterior.coords]]
+        + [[list(point) for point in hole.coords] for hole in piece.interiors]
+        for piece in pieces if piece.geom_type == "Polygon" and piece.area > 0
+    ]
+
+
+def integral_coordinates(value: Any) -> Any:
+    """Nested lists with integral floats as ints: the Webis JSON writes ``10``, not ``10.0``."""
+    if isinstance(value, list):
+        return [integral_coordinates(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
