@@ -97,6 +97,33 @@ class BrowserCrashError(CaptureError):
     exit_code = 17
 
 
+class BlockedTargetError(CaptureError):
+    """The page URL or a redirect reaches a place wps does not visit: a loopback, private,
+    link-local or reserved address (without ``--allow-private``), or a local file outside the
+    page's own folder."""
+
+    exit_code = 18
+
+
+class NavigationError(CaptureError):
+    """The page left itself: its main frame ended on another URL than allowed, on the browser's
+    own error page, or it kept navigating so that it could not be captured."""
+
+    exit_code = 19
+
+
+class EmptyPageError(CaptureError):
+    """The page body is empty or binary (PDF, image bytes labelled as HTML): nothing to segment."""
+
+    exit_code = 22
+
+
+class PageMemoryError(CaptureError):
+    """The page's renderer passed the memory limit and was stopped."""
+
+    exit_code = 23
+
+
 class ModelError(WpsError):
     """A model checkpoint or tokenizer path is missing, unreadable or incompatible."""
 
