@@ -2,14 +2,23 @@
 
 A failed run must never leave a half-written file or folder: everything is written to a temporary
 sibling first and renamed into place (a rename within one folder is atomic on POSIX).
+
+Nor may it leave temporary files behind. Every temporary name carries its owner's process id
+(``<prefix><pid>-<random>``): they are removed on every exit Python sees (errors, Ctrl-C and,
+through :func:`sigterm_unwinds`, SIGTERM), and what a ``kill -9`` left is removed by a later
+run (:func:`remove_stale`), which can tell a dead owner from a live one.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import re
 import shutil
+import signal
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
@@ -18,7 +27,20 @@ from .errors import InputFileError, OutputError, UsageError
 
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
            "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder",
-           "check_replaceable_folder"]
+           "check_replaceable_folder", "Terminated", "TERMINATED_EXIT", "sigterm_unwinds",
+           "owned_temp_folder", "remove_own_temporaries", "remove_stale",
+           "remove_stale_staging"]
+
+TERMINATED_EXIT = 143
+"""Exit code after SIGTERM (128 + 15, as a shell reports it)."""
+_RANDOM = r"[a-z0-9_]{8}"
+"""What ``tempfile`` appends to a prefix."""
+_STAGING_TAGS = ("staging", "old", "tmp")
+"""Temporary siblings of outputs: ``.<name>.<tag>-<pid>-<random>``."""
+_OWNED: dict[str, tuple[int, str]] = {}
+"""The temporary files and folders this process made and has not used up: name → (pid, absolute
+path). Tells ours from a dead process's with our pid; what is left at exit is removed."""
+_OWNED_LOCK = threading.Lock()
 
 
 def _umask() -> int:
@@ -42,7 +64,7 @@ def atomic_file(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     """
     path = prepare_output_file(path)
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        handle, temporary = _owned_temp_file(_staging_prefix(path.name, "tmp"), path.parent)
     except OSError as err:
         raise OutputError(f"{path}: cannot write here ({_reason(err)})") from None
     try:
@@ -59,6 +81,8 @@ def atomic_file(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    finally:
+        _disown(temporary)
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
@@ -103,8 +127,9 @@ def staging_directory(directory: str | Path, marker: str | None = None,
     if marker is not None:
         check_replaceable_folder(directory, marker, what)
     _make_parent(directory)
+    remove_stale_staging(directory.parent, directory.name)
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        staging = owned_temp_folder(_staging_prefix(directory.name, "staging"), directory.parent)
     except OSError as err:
         raise OutputError(f"{directory}: cannot write here ({_reason(err)})") from None
     try:
@@ -114,6 +139,8 @@ def staging_directory(directory: str | Path, marker: str | None = None,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        _disown(staging)
 
 
 def prepare_output_file(path: str | Path) -> Path:
@@ -176,14 +203,177 @@ def _reason(err: OSError) -> str:
 
 
 def _replace_directory(staging: Path, directory: Path) -> None:
-    if not directory.exists():
-        os.rename(staging, directory)
+    """Swap ``staging`` in; signals wait till the end, as one between the renames would leave
+    neither folder at ``directory``."""
+    with _signals_held():
+        if not directory.exists():
+            os.rename(staging, directory)
+            return
+        old = owned_temp_folder(_staging_prefix(directory.name, "old"), directory.parent)
+        os.rmdir(old)
+        os.rename(directory, old)
+        try:
+            os.rename(staging, directory)
+        except BaseException:
+            os.rename(old, directory)  # the previous output goes back
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+        _disown(old)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Defer Ctrl-C, SIGTERM and SIGALRM (page deadlines) to the end of the block, where they
+    are raised again for their own handlers (Python lets only the main thread set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
         return
-    old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
-    os.rmdir(old)
-    os.rename(directory, old)
-    os.rename(staging, directory)
-    shutil.rmtree(old, ignore_errors=True)
+    arrived: list[int] = []
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM):
+        if signal.getsignal(signum) is not None:  # None: a handler set outside Python
+            previous[signum] = signal.signal(signum, lambda number, _: arrived.append(number))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(arrived):
+            signal.raise_signal(signum)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that ``finally`` blocks and context managers remove
+    temporary folders and close Chromium before the process ends."""
+
+
+@contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread only, where
+    Python runs signal handlers; elsewhere nothing changes).
+
+    Every SIGTERM raises: one swallowed by library code must not leave the process running. A
+    second one cutting the cleanup short is caught up with at exit (:func:`remove_own_temporaries`).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def _raise_terminated(_signum: int, _frame: object) -> None:
+    raise Terminated()
+
+
+def owned_temp_folder(prefix: str, directory: str | Path | None = None) -> Path:
+    """``tempfile.mkdtemp`` named ``<prefix><pid>-<random>``, so a later run can tell whether
+    its owner still runs (:func:`remove_stale`); removed at exit if still there."""
+    with _signals_held(), _OWNED_LOCK:
+        folder = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=directory)
+        _own(folder)
+    return Path(folder)
+
+
+def _owned_temp_file(prefix: str, directory: Path) -> tuple[int, str]:
+    """``tempfile.mkstemp`` named and kept track of like :func:`owned_temp_folder`."""
+    with _signals_held(), _OWNED_LOCK:
+        handle, path = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", dir=directory)
+        _own(path)
+    return handle, path
+
+
+def _own(path: str) -> None:
+    _OWNED[os.path.basename(path)] = (os.getpid(), os.path.abspath(path))
+
+
+def _disown(path: str | Path) -> None:
+    """Forget a temporary that was renamed into place or removed."""
+    with _OWNED_LOCK:
+        _OWNED.pop(os.path.basename(path), None)
+
+
+@atexit.register
+def remove_own_temporaries() -> None:
+    """Remove the temporaries this process made and left: the last line of defence when an
+    interruption fell between making one and the code that would have removed it."""
+    with _OWNED_LOCK:
+        paths = [path for pid, path in _OWNED.values() if pid == os.getpid()]  # not a fork's
+        _OWNED.clear()
+    for path in paths:
+        if os.path.lexists(path):
+            _remove_own(Path(path))
+
+
+def _staging_prefix(name: str, tag: str) -> str:
+    return f".{name}.{tag}-"
+
+
+def remove_stale_staging(folder: str | Path, name: str | None = None) -> list[Path]:
+    """Remove staging, old and temporary siblings of output ``name`` (any name if ``None``) in
+    ``folder`` that a killed process left."""
+    base = ".+" if name is None else re.escape(name)
+    tags = "|".join(_STAGING_TAGS)
+    return remove_stale(folder, re.compile(rf"\.{base}\.(?:{tags})-(?P<pid>\d+)-{_RANDOM}"))
+
+
+def remove_stale(folder: str | Path, pattern: re.Pattern[str]) -> list[Path]:
+    """Remove the entries of ``folder`` whose whole name matches ``pattern`` (with a ``pid``
+    group) and whose owner process is gone; never a live process's. Returns what went."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match and _owner_gone(name, int(match["pid"])):
+            path = Path(folder) / name
+            _remove_own(path)
+            removed.append(path)
+    return removed
+
+
+def _owner_gone(name: str, pid: int) -> bool:
+    """Whether ``pid`` has ended; our own pid counts as gone for names we did not make (a dead
+    process had our pid, as happens in containers)."""
+    if pid == os.getpid():
+        with _OWNED_LOCK:
+            return name not in _OWNED
+    return not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    """True unless ``pid`` surely has ended (no such process, or a zombie)."""
+    if pid <= 0:  # os.kill would signal a process group: not a pid we wrote
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
+
+
+def _remove_own(path: Path) -> None:
+    """Remove a file or folder, only if this user owns it (another's in a shared /tmp stays)."""
+    try:
+        if path.lstat().st_uid != os.getuid():
+            return
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def read_text(path: str | Path, what: str) -> str:
