@@ -186,8 +186,10 @@ class Browser:
 
     def _new_screenshot_path(self) -> Path:
         """A fresh path in this browser's temporary folder (one subfolder per page)."""
+        from .screenshots import new_screenshot_folder  # named for this pid; stale ones go
+
         if self._screenshot_folder is None or not self._screenshot_folder.is_dir():
-            self._screenshot_folder = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX))
+            self._screenshot_folder = new_screenshot_folder()
         page_folder = tempfile.mkdtemp(prefix=PAGE_PREFIX, dir=self._screenshot_folder)
         return Path(page_folder) / "screenshot.png"
 

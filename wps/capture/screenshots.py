@@ -1,21 +1,28 @@
 """Where rendered screenshots wait between capture and save, and how they are removed.
 
-A :class:`~wps.capture.Browser` keeps one temporary ``wps-capture-*`` folder with a ``page-*``
-subfolder per capture and removes it on close; a capture taken without a browser gets a folder of
-its own (:func:`detach_screenshot`) that goes at interpreter exit unless discarded earlier.
+A :class:`~wps.capture.Browser` keeps one temporary ``wps-capture-<pid>-*`` folder with a
+``page-*`` subfolder per capture and removes it on close; a capture taken without a browser gets a
+folder of its own (:func:`detach_screenshot`) that goes at interpreter exit unless discarded
+earlier. What a killed process left (its pid no longer runs) is removed by the next process that
+makes such a folder (:func:`remove_stale_temp_folders`).
 """
 
 from __future__ import annotations
 
 import atexit
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from ..files import owned_temp_folder, remove_stale
 from ..model import PageCapture
 
 SCREENSHOT_PREFIX = "wps-capture-"
+SOURCE_PREFIX = "wps-source-"
+"""Temporary copies of local pages (:mod:`wps.capture.sources`)."""
 PAGE_PREFIX = "page-"
+_TEMP_FOLDER = re.compile(rf"(?:{SCREENSHOT_PREFIX}|{SOURCE_PREFIX})(?P<pid>\d+)-[a-z0-9_]{{8}}")
 _DETACHED_FOLDERS: set[Path] = set()
 """Screenshot folders of captures taken without a browser, removed at exit if still there."""
 _exit_cleanup_registered = False
@@ -38,12 +45,29 @@ def discard_screenshot(screenshot: Path | None) -> None:
         _DETACHED_FOLDERS.discard(folder)
 
 
+def new_screenshot_folder() -> Path:
+    """A temporary folder for a browser's screenshots, named for this process."""
+    return new_temp_folder(SCREENSHOT_PREFIX)
+
+
+def new_temp_folder(prefix: str) -> Path:
+    """A ``<prefix><pid>-<random>`` folder in the temp dir, after removing the stale ones."""
+    remove_stale_temp_folders()
+    return owned_temp_folder(prefix)
+
+
+def remove_stale_temp_folders() -> list[Path]:
+    """Remove the screenshot and source folders of processes that ended without cleaning up
+    (``kill -9``); those of live processes stay. One listing of the temp dir."""
+    return remove_stale(tempfile.gettempdir(), _TEMP_FOLDER)
+
+
 def detach_screenshot(capture: PageCapture) -> None:
     """Move the screenshot out of a browser's folder (about to close) into one of its own."""
     if capture.screenshot is None or not capture.screenshot.is_file():
         return
     global _exit_cleanup_registered
-    folder = Path(tempfile.mkdtemp(prefix=SCREENSHOT_PREFIX))
+    folder = new_temp_folder(SCREENSHOT_PREFIX)
     if not _exit_cleanup_registered:
         atexit.register(_remove_detached_folders)
         _exit_cleanup_registered = True

@@ -11,13 +11,13 @@ import gzip
 import hashlib
 import re
 import shutil
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..errors import InputFileError, UsageError
+from .screenshots import SOURCE_PREFIX, new_temp_folder
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
 _CHARSET = re.compile(rb"<meta[^>]+charset", re.IGNORECASE)
@@ -90,7 +90,7 @@ def _local_file(path: Path) -> PageSource:
     needs_bom = _needs_utf8_bom(raw)
     if not name.endswith(".gz") and not needs_bom:
         return PageSource(url=url, navigate_url=url, is_file=True)
-    temp_dir = Path(tempfile.mkdtemp(prefix="wps-source-"))
+    temp_dir = new_temp_folder(SOURCE_PREFIX)
     target = temp_dir / "page.html"
     target.write_bytes((_UTF8_BOM + raw) if needs_bom else raw)
     return PageSource(url=url, navigate_url=target.as_uri(), is_file=True, temp_dir=temp_dir)
