@@ -3,7 +3,8 @@
 Each subcommand is one module of this package with a ``register(subparsers)`` function that adds
 its parser and sets ``run=<function(args) -> int>``; modules are found automatically, so a new
 command touches nothing else. Every ``WpsError`` becomes one line on stderr and its exit code;
-``--debug`` shows the traceback instead.
+``--debug`` shows the traceback instead. SIGTERM unwinds like Ctrl-C (exit 143), so temporary
+folders are removed and Chromium is closed on every exit a process can see.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from typing import NoReturn
 
 from ..errors import UsageError, WpsError
+from ..files import TERMINATED_EXIT, Terminated, sigterm_unwinds
 
 INTERNAL_ERROR_EXIT = 1
 INTERRUPTED_EXIT = 130
@@ -64,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    with sigterm_unwinds():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         code = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
@@ -76,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"wps: error: {err}", file=sys.stderr)
         return err.exit_code
+    except Terminated:
+        print("wps: terminated", file=sys.stderr)
+        return TERMINATED_EXIT
     except KeyboardInterrupt:
         print("wps: interrupted", file=sys.stderr)
         return INTERRUPTED_EXIT
