@@ -12,6 +12,10 @@ Layout of the output folder::
 
 ``<key>`` is the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL). Markers and the
 failures file are written by the parent process only, so workers never race on them.
+
+A run that is interrupted (Ctrl-C, SIGTERM) stops its workers with SIGTERM and waits for them to
+remove their temporary folders; what a killed run left (``DIR/.<key>.staging-<pid>-*``) is
+removed when the next run starts, unless that process still runs.
 """
 
 from __future__ import annotations
@@ -22,19 +26,26 @@ import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
+from multiprocessing import connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import IO, Iterator
 
 from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import UsageError
-from ..files import prepare_output_folder, write_text_atomic
+from ..files import prepare_output_folder, remove_stale_staging, write_text_atomic
 from ..pipeline import PipelineOptions
 from .sources import source_key
-from .worker import PageOutcome, PageTask, run_page
+from .worker import PageOutcome, PageTask, init_worker, run_in_worker, run_page
 
 DONE_FOLDER = ".done"
+_STOP_WAIT_S = 30.0
+"""How long an interrupted batch waits for a worker to clean up before killing it."""
+_RESEND_S = 5.0
+"""How often it repeats SIGTERM meanwhile (library code may swallow one)."""
 FAILURES_FILE = "failures.jsonl"
 SUMMARY_FILE = "summary.json"
 
@@ -86,6 +97,8 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     done_as = {"segmenter": pipeline.segmenter, "options": _output_options_key(pipeline)}
     prepare_output_folder(out)
     prepare_output_folder(done_dir)
+    for folder in (out, done_dir):  # what a killed run left
+        remove_stale_staging(folder)
     summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
     tasks = []
     for source in sources:
@@ -97,8 +110,9 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     bar = tqdm(total=len(sources), initial=summary.skipped, unit="page", file=sys.stderr,
                disable=None if options.progress is None else not options.progress,
                dynamic_ncols=True)
-    with open(out / FAILURES_FILE, "w", encoding="utf-8") as failures:
-        for result in _results(tasks, options.workers):
+    with (open(out / FAILURES_FILE, "w", encoding="utf-8") as failures,
+          closing(_results(tasks, options.workers)) as results):  # an interruption stops workers
+        for result in results:
             if result.ok:
                 _mark_done(done_dir / source_key(result.source), result, done_as)
                 summary.done += 1
@@ -142,26 +156,59 @@ def _results(tasks: list[PageTask], workers: int) -> Iterator[PageOutcome]:
         # A pool whose worker died (killed, out of memory) is broken: the pages it held fail,
         # and a new pool takes the rest.
         with ProcessPoolExecutor(max_workers=min(workers, len(pending)),
-                                 mp_context=get_context("spawn")) as pool:
-            running: dict[Future[PageOutcome], PageTask] = {}
-            broken = False
-            while (pending or running) and not broken:
-                while pending and len(running) < 2 * workers:
-                    task = pending.pop()
-                    running[pool.submit(run_page, task)] = task
-                finished = next(_as_completed(running))
-                task = running.pop(finished)
-                try:
-                    yield finished.result()
-                except BrokenProcessPool:
-                    broken = True
-                    yield _died(task)
-            if broken:
-                for future, task in running.items():
-                    try:
-                        yield future.result(timeout=0)
-                    except Exception:
-                        yield _died(task)
+                                 mp_context=get_context("spawn"), initializer=init_worker) as pool:
+            try:
+                yield from _pool_results(pool, pending, workers)
+            except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
+                _stop_workers(pool)
+                raise
+
+
+def _pool_results(pool: ProcessPoolExecutor, pending: list[PageTask],
+                  workers: int) -> Iterator[PageOutcome]:
+    """Results of one pool until it breaks or ``pending`` is empty (taken from its end)."""
+    running: dict[Future[PageOutcome], PageTask] = {}
+    broken = False
+    while (pending or running) and not broken:
+        while pending and len(running) < 2 * workers:
+            task = pending.pop()
+            running[pool.submit(run_in_worker, task)] = task
+        finished = next(_as_completed(running))
+        task = running.pop(finished)
+        try:
+            yield finished.result()
+        except BrokenProcessPool:
+            broken = True
+            yield _died(task)
+    if broken:
+        for future, task in running.items():
+            try:
+                yield future.result(timeout=0)
+            except Exception:
+                yield _died(task)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGTERM every worker and wait for it to unwind (its page's folders, its Chromium and its
+    screenshots go); kill what does not end in time. Queued pages are dropped."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API in 3.11
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + _STOP_WAIT_S
+    while processes and time.monotonic() < deadline:
+        for process in processes:
+            process.terminate()
+        processes = _still_running(processes, min(time.monotonic() + _RESEND_S, deadline))
+    for process in processes:
+        process.kill()
+        process.join()
+
+
+def _still_running(processes: list[BaseProcess], until: float) -> list[BaseProcess]:
+    """Wait until every process has ended or ``until`` (``time.monotonic``); what still runs."""
+    while processes and time.monotonic() < until:
+        connection.wait([process.sentinel for process in processes], until - time.monotonic())
+        processes = [process for process in processes if process.is_alive()]
+    return processes
 
 
 def _as_completed(running: dict[Future[PageOutcome], PageTask]) -> Iterator[Future[PageOutcome]]:
