@@ -1,0 +1,298 @@
+"""No temporary folder outlives its process: not after an error, Ctrl-C or SIGTERM (the process
+removes it), nor after ``kill -9`` (the next run removes it, and never a live process's)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+import wps
+from wps.capture.screenshots import (
+    PAGE_PREFIX,
+    discard_screenshot,
+    new_screenshot_folder,
+    remove_stale_temp_folders,
+)
+from wps.files import (
+    TERMINATED_EXIT,
+    Terminated,
+    _signals_held,
+    owned_temp_folder,
+    remove_stale_staging,
+    sigterm_unwinds,
+    staging_directory,
+)
+from wps.runner import source_key
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "forum.html"
+SLOW_RENDER = ["--settle", "30", "--scroll-steps", "1", "--timeout", "90"]
+"""A long idle wait after load: the window in which the tests stop the process."""
+QUICK_RENDER = ["--settle", "0", "--scroll-steps", "1", "--timeout", "90"]
+POLL_S = 0.05
+WAIT_S = 180.0
+"""Generous: Chromium launches slowly on a loaded two-core machine."""
+
+
+# ------------------------------------------------------------------------------ helpers
+def _dead_pid() -> int:
+    """The pid of a process that has ended (spawned and reaped here)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _make(path: Path) -> Path:
+    path.mkdir(parents=True)
+    (path / "left.txt").write_text("left behind")
+    return path
+
+
+def _ours(temp: Path) -> list[str]:
+    """wps's temporary folders in ``temp`` (Chromium's own are not wps's to remove)."""
+    return sorted(p.name for p in temp.iterdir()
+                  if p.name.startswith(("wps-capture-", "wps-source-")))
+
+
+def _staging(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name.startswith(".") and any(f".{tag}-" in p.name
+                                                    for tag in ("staging", "old", "tmp")))
+
+
+def _env(temp: Path) -> dict[str, str]:
+    """The test's wps (also from a source tree) with ``temp`` as the temp dir."""
+    root = str(Path(wps.__file__).resolve().parents[1])
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": path, "PYTHONWARNINGS": "ignore"}
+
+
+def _start(args: list[str], temp: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "wps", *args], env=_env(temp), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _finish(args: list[str], temp: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "wps", *args], env=_env(temp), text=True,
+                          capture_output=True, timeout=600, check=False)
+
+
+def _wait_rendering(process: subprocess.Popen[str], temp: Path, count: int = 1) -> None:
+    """Wait until ``count`` browsers have their screenshot folder (a page is rendering)."""
+    deadline = time.monotonic() + WAIT_S
+    while len([n for n in _ours(temp) if n.startswith("wps-capture-")]) < count:
+        if process.poll() is not None:
+            pytest.fail(f"wps ended before rendering (exit {process.returncode}): "
+                        f"{process.communicate()[1]}")
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"no screenshot folder in {temp} within {WAIT_S:g} s")
+        time.sleep(POLL_S)
+
+
+def _wait_until(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} within {WAIT_S:g} s")
+        time.sleep(POLL_S)
+
+
+@pytest.fixture()
+def place(tmp_path):
+    """A temp dir for the wps processes and a gzipped page (which needs a wps-source copy).
+
+    The temp dir has a short path: Chromium puts a Unix socket (at most 107 bytes) there.
+    """
+    temp = Path(tempfile.mkdtemp(prefix="wps-test-"))
+    page = tmp_path / "forum.html.gz"
+    page.write_bytes(gzip.compress(EXAMPLE.read_bytes()))
+    yield temp, page
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ stale-owner rules
+def test_stale_staging_of_dead_processes_goes_a_live_ones_stays(tmp_path):
+    dead, live = _dead_pid(), os.getppid()
+    gone = [_make(tmp_path / f".page.staging-{dead}-abcdefgh"),
+            _make(tmp_path / f".page.old-{dead}-abcd_fgh"),
+            _make(tmp_path / f".page.staging-{os.getpid()}-ownpid00")]  # not made here: pid reuse
+    (tmp_path / f".summary.json.tmp-{dead}-abcdefgh").write_text("{")
+    kept = [_make(tmp_path / f".page.staging-{live}-abcdefgh"),
+            _make(tmp_path / f".other.staging-{dead}-abcdefgh"),  # another output's
+            _make(tmp_path / f".page.staging-{dead}-toolongname"),  # not a name wps makes
+            owned_temp_folder(".page.staging-", tmp_path)]  # this process's own
+    removed = remove_stale_staging(tmp_path, "page")
+    assert sorted(removed) == sorted(gone)
+    assert all(path.exists() for path in kept)
+    assert sorted(p.name for p in remove_stale_staging(tmp_path)) == sorted(
+        [f".other.staging-{dead}-abcdefgh", f".summary.json.tmp-{dead}-abcdefgh"])
+
+
+def test_staging_directory_removes_stale_siblings_and_names_itself_for_its_pid(tmp_path):
+    dead = _dead_pid()
+    stale = _make(tmp_path / f".page.staging-{dead}-abcdefgh")
+    live = _make(tmp_path / f".page.staging-{os.getppid()}-abcdefgh")
+    with staging_directory(tmp_path / "page") as staging:
+        assert staging.name.startswith(f".page.staging-{os.getpid()}-")
+        (staging / "a.txt").write_text("a")
+    assert not stale.exists() and live.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["page", live.name])
+
+
+def test_stale_temp_folders_of_dead_processes_go(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead, live = _dead_pid(), os.getppid()
+    gone = [_make(tmp_path / f"wps-capture-{dead}-abcdefgh"),
+            _make(tmp_path / f"wps-source-{dead}-abcdefgh")]
+    kept = [_make(tmp_path / f"wps-capture-{live}-abcdefgh"),
+            _make(tmp_path / f"wps-source-{live}-abcdefgh"),
+            _make(tmp_path / f"wps-capture-{dead}")]  # not a name wps makes
+    assert sorted(remove_stale_temp_folders()) == sorted(gone)
+    assert all(path.exists() for path in kept)
+    folder = new_screenshot_folder()  # removes stale ones too, and is named for this pid
+    assert folder.parent == tmp_path and folder.name.startswith(f"wps-capture-{os.getpid()}-")
+    assert remove_stale_temp_folders() == [] and folder.is_dir()
+    page = Path(tempfile.mkdtemp(prefix=PAGE_PREFIX, dir=folder))
+    (page / "screenshot.png").write_bytes(b"png")
+    discard_screenshot(page / "screenshot.png")
+    assert not page.exists() and folder.is_dir()
+
+
+def test_sigterm_unwinds_and_the_old_handler_comes_back():
+    before = signal.getsignal(signal.SIGTERM)
+    cleaned = []
+    with pytest.raises(Terminated):
+        with sigterm_unwinds():
+            try:
+                signal.raise_signal(signal.SIGTERM)
+            finally:
+                cleaned.append(True)
+    assert cleaned == [True] and signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_signal_during_a_folder_swap_waits_for_its_end():
+    seen: list[str] = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: seen.append("alarm"))
+    try:
+        with _signals_held():
+            signal.raise_signal(signal.SIGALRM)
+            signal.raise_signal(signal.SIGALRM)
+            seen.append("swapped")
+        assert seen == ["swapped", "alarm"]
+        assert signal.getsignal(signal.SIGALRM) is not None
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+# ------------------------------------------------------------------ real processes
+@pytest.mark.browser
+@pytest.mark.slow
+def test_segment_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
+    temp, page = place
+    out = tmp_path / "out" / "forum"
+    process = _start(["segment", str(page), "--out", str(out), *SLOW_RENDER], temp)
+    _wait_rendering(process, temp)
+    process.kill()
+    process.communicate(timeout=60)
+    assert any(name.startswith(f"wps-capture-{process.pid}-") for name in _ours(temp))
+    stale = _make(out.parent / f".forum.staging-{process.pid}-abcdefgh")
+    live = _make(out.parent / f".forum.staging-{os.getpid()}-abcdefgh")
+
+    rerun = _finish(["segment", str(page), "--out", str(out), *QUICK_RENDER], temp)
+    assert rerun.returncode == 0, rerun.stderr
+    assert _ours(temp) == []
+    assert not stale.exists() and _staging(out.parent) == [live.name]
+    assert (out / "segmentation.json").is_file()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_segment_terminated_cleans_up_itself(place, tmp_path):
+    temp, page = place
+    out = tmp_path / "out" / "forum"
+    process = _start(["segment", str(page), "--out", str(out), *SLOW_RENDER], temp)
+    _wait_rendering(process, temp)
+    assert any(name.startswith(f"wps-source-{process.pid}-") for name in _ours(temp))
+    process.terminate()
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == TERMINATED_EXIT, stderr
+    assert stderr.strip().endswith("wps: terminated")
+    assert _ours(temp) == []
+    assert not out.exists()
+    assert not out.parent.exists() or _staging(out.parent) == []
+
+
+def _batch_list(tmp_path: Path, page: Path) -> tuple[Path, list[str]]:
+    second = tmp_path / "forum-2.html"
+    shutil.copyfile(EXAMPLE, second)
+    listing = tmp_path / "urls.txt"
+    listing.write_text(f"{page}\n{second}\n", encoding="utf-8")
+    return listing, [str(page), str(second)]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_batch_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
+    temp, page = place
+    listing, sources = _batch_list(tmp_path, page)
+    out = tmp_path / "out"
+    args = ["batch", str(listing), "--out", str(out), "--no-progress"]
+    process = _start([*args, *SLOW_RENDER], temp)
+    _wait_rendering(process, temp)
+    process.kill()
+    process.communicate(timeout=60)
+    assert _ours(temp) != []
+    dead = process.pid
+    stale = [_make(out / f".{source_key(sources[0])}.staging-{dead}-abcdefgh"),
+             _make(out / f".0123456789ab.staging-{dead}-abcdefgh"),  # no page of this run
+             _make(out / f".0123456789ab.old-{dead}-abcdefgh")]
+    (out / ".done" / f".{source_key(sources[1])}.tmp-{dead}-abcdefgh").write_text("{")
+    live = _make(out / f".0123456789ab.staging-{os.getpid()}-abcdefgh")
+
+    rerun = _finish([*args, *QUICK_RENDER], temp)
+    assert rerun.returncode == 0, rerun.stderr
+    assert _ours(temp) == []
+    assert not any(path.exists() for path in stale)
+    assert _staging(out) == [live.name] and _staging(out / ".done") == []
+    assert all((out / source_key(source) / "segmentation.json").is_file() for source in sources)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_batch_terminated_stops_its_workers_and_cleans_up(place, tmp_path):
+    temp, page = place
+    listing, _ = _batch_list(tmp_path, page)
+    out = tmp_path / "out"
+    process = _start(["batch", str(listing), "--out", str(out), "--no-progress",
+                      "--workers", "2", *SLOW_RENDER], temp)
+    _wait_rendering(process, temp, count=2)
+    process.terminate()
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == TERMINATED_EXIT, stderr
+    assert _ours(temp) == [], stderr
+    assert _staging(out) == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_batch_workers_clean_up_when_their_parent_is_killed(place, tmp_path):
+    temp, page = place
+    listing, _ = _batch_list(tmp_path, page)
+    out = tmp_path / "out"
+    process = _start(["batch", str(listing), "--out", str(out), "--no-progress",
+                      "--workers", "2", *SLOW_RENDER], temp)
+    _wait_rendering(process, temp, count=2)
+    process.kill()
+    process.communicate(timeout=60)
+    # The workers notice their parent is gone and unwind: their folders go without a rerun.
+    _wait_until(lambda: _ours(temp) == [], "the orphaned workers did not clean up")
+    _wait_until(lambda: _staging(out) == [], "a worker's staging folder stayed")
