@@ -1,0 +1,407 @@
+"""The egress proxy: every request of the browser leaves through it, checked by the guard.
+
+Chromium is told to send all its traffic (``proxy={"server": url, "bypass": ""}``) to an HTTP
+proxy on 127.0.0.1, so that it never resolves a name or opens a socket itself. The proxy
+resolves each target once, refuses it when any address is internal (:mod:`.addresses`), and
+connects to the checked address, never to the name: a DNS answer that changes between check
+and use (rebinding) cannot reach the LAN. ``CONNECT host:port`` (HTTPS, WebSockets) becomes a
+byte tunnel; a plain ``GET http://host/path`` is forwarded in origin form with
+``Connection: close`` both ways, so Chromium never sends a second request, perhaps for another
+host, down a connection that was checked for the first one.
+
+The proxy runs on the caller's event loop (wps drives Playwright's async API on a private
+loop), one per browser context: :meth:`EgressProxy.start` before the context,
+:meth:`EgressProxy.close` after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv6Address
+
+from ..errors import BlockedTargetError, NetworkError
+from .addresses import Resolver, check_host_async, split_host_port
+
+HEAD_LIMIT = 64 * 1024
+"""The longest request or response head (request line or status line plus headers)."""
+PIPE_CHUNK = 64 * 1024
+CLOSE_GRACE_S = 5.0
+"""How long a finished connection may take to send what is still buffered."""
+LINGER_S, LINGER_BYTES = 1.0, 1 << 20
+"""How long, and how much, a refused client's unread request is read and dropped."""
+LOCAL_PAGE_REASON = "refused, a local page does not reach the network"
+
+_REQUEST_HOP_HEADERS = frozenset(
+    ("connection", "keep-alive", "proxy-connection", "proxy-authorization", "upgrade", "te"))
+"""Headers meant for the proxy or this one connection. ``Upgrade`` goes because the forwarded
+connection closes after one response (WebSockets come through CONNECT)."""
+_RESPONSE_HOP_HEADERS = frozenset(("connection", "keep-alive", "proxy-connection"))
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedRequest:
+    """A refused request: ``target`` is ``host:port`` (CONNECT) or the URL (plain HTTP)."""
+
+    target: str
+    reason: str
+
+
+class _Answer(Exception):
+    """Answer the client with ``status`` instead of forwarding (a refusal, a bad request)."""
+
+    def __init__(self, status: int, phrase: str, text: str, blocked: bool = False) -> None:
+        super().__init__(text)
+        self.status, self.phrase, self.text, self.blocked = status, phrase, text, blocked
+
+
+class EgressProxy:
+    """An HTTP proxy on 127.0.0.1 that connects only to addresses the guard allows.
+
+    ``refuse_all`` refuses every request (a local page reaches no network); ``resolve``
+    replaces the system lookup (tests); ``connect_timeout_s`` bounds lookup plus connect;
+    ``head_timeout_s`` bounds how long a client may take to send its request head.
+    """
+
+    def __init__(self, *, allow_private: bool = False, refuse_all: bool = False,
+                 resolve: Resolver | None = None, connect_timeout_s: float = 10.0,
+                 head_timeout_s: float = 30.0) -> None:
+        self.allow_private = allow_private
+        self.refuse_all = refuse_all
+        self.resolve = resolve
+        self.connect_timeout_s = connect_timeout_s
+        self.head_timeout_s = head_timeout_s
+        self.blocked: list[BlockedRequest] = []
+        """Every refusal, in order (the browser only sees a failed request)."""
+        self.requests = 0
+        """Request heads handled (CONNECT or plain HTTP), refused ones included."""
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._closed = False
+
+    # --------------------------------------------------------------------------- life cycle
+    async def start(self) -> str:
+        """Listen on a free port of 127.0.0.1; returns ``http://127.0.0.1:PORT``."""
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=HEAD_LIMIT)
+        return self.url
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start() first"
+        return f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    async def close(self) -> None:
+        """Stop listening and cut every open connection and tunnel now (not when they end)."""
+        self._closed = True
+        if self._server is not None:
+            self._server.close()
+        for writer in list(self._writers):
+            writer.transport.abort()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._server is not None:
+            try:
+                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+            except (asyncio.TimeoutError, TimeoutError):
+                pass
+
+    async def __aenter__(self) -> EgressProxy:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # ------------------------------------------------------------------------- connections
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One client connection, in a task of its own that :meth:`close` may cancel."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._writers.add(writer)
+        try:
+            if not self._closed:
+                await self._serve_one(reader, writer)
+        except asyncio.CancelledError:
+            pass  # close() cut it; a cancelled task would make asyncio log an error
+        finally:
+            writer.transport.abort()
+            self._writers.discard(writer)
+            self._tasks.discard(task)
+
+    async def _serve_one(self, reader: asyncio.StreamReader,
+                         writer: asyncio.StreamWriter) -> None:
+        """Whatever goes wrong here ends this connection only."""
+        try:
+            await self._handle(reader, writer)
+        except _Answer as answer:
+            await _answer(writer, answer)
+            await _linger(reader, writer)
+        except (OSError, EOFError, asyncio.LimitOverrunError):
+            pass  # the client or the server went away
+        except Exception:  # noqa: BLE001 - a bug must not take the proxy down with it
+            _log.debug("egress proxy: connection failed", exc_info=True)
+        finally:
+            await _close_gracefully(writer)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await self._read_request_head(reader)
+        if head is None:
+            return
+        self.requests += 1
+        method, target, headers = head
+        if method == "CONNECT":
+            await self._tunnel(target, reader, writer)
+        elif target[:7].lower() == "http://":
+            await self._forward(method, target, headers, reader, writer)
+        elif target[:8].lower() == "https://" or "://" in target:
+            raise self._refuse(target, "refused, only http:// requests and CONNECT are proxied")
+        else:
+            raise _Answer(400, "Bad Request", "not a proxy request (absolute URL expected)")
+
+    async def _read_request_head(self, reader: asyncio.StreamReader
+                                 ) -> tuple[str, str, list[tuple[str, str]]] | None:
+        """``(method, target, headers)``; ``None`` when the client left or stayed silent."""
+        try:
+            raw = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.head_timeout_s)
+        except (asyncio.LimitOverrunError, ValueError):
+            raise _Answer(431, "Request Header Fields Too Large",
+                          f"request head longer than {HEAD_LIMIT} bytes") from None
+        except (asyncio.TimeoutError, TimeoutError, asyncio.IncompleteReadError):
+            return None
+        first, headers = _parse_head(raw)
+        parts = first.split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1.") or not parts[0].isalpha():
+            raise _Answer(400, "Bad Request", "malformed request line")
+        return parts[0].upper(), parts[1], headers
+
+    # ----------------------------------------------------------------------------- CONNECT
+    async def _tunnel(self, target: str, reader: asyncio.StreamReader,
+                      writer: asyncio.StreamWriter) -> None:
+        """``CONNECT host:port``: check, connect to the checked address, then pipe bytes."""
+        try:
+            host, port = split_host_port(target)
+        except ValueError:
+            port = None
+        if port is None:
+            raise _Answer(400, "Bad Request", f"{target}: CONNECT needs host:port")
+        upstream_reader, upstream_writer = await self._open(target, host, port)
+        try:
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            await writer.drain()
+            await _relay(reader, writer, upstream_reader, upstream_writer)
+        finally:
+            await self._close_upstream(upstream_writer)
+
+    # -------------------------------------------------------------------------- plain HTTP
+    async def _forward(self, method: str, url: str, headers: list[tuple[str, str]],
+                       reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """``GET http://host/path``: one request in origin form, one response, then close."""
+        rest = url[7:]
+        cut = min((index for index in map(rest.find, "/?#") if index >= 0), default=len(rest))
+        authority, path = rest[:cut], rest[cut:].partition("#")[0]
+        try:
+            host, port = split_host_port(authority.rpartition("@")[2], 80)
+        except ValueError:
+            raise _Answer(400, "Bad Request", f"{url}: bad port") from None
+        assert port is not None
+        upstream_reader, upstream_writer = await self._open(url, host, port)
+        if not path.startswith("/"):
+            path = "/" + path
+        upstream_writer.write(_request_head(method, path, headers, authority))
+        body = asyncio.ensure_future(_pipe(reader, upstream_writer))  # the body, if any, as is
+        response = asyncio.ensure_future(_relay_response(upstream_reader, writer))
+        try:
+            # done when the response has been relayed, or when the client has gone
+            await asyncio.wait((body, response), return_when=asyncio.FIRST_COMPLETED)
+            if response.done():
+                response.result()
+        finally:
+            for task in (body, response):
+                task.cancel()
+            await asyncio.gather(body, response, return_exceptions=True)
+            await self._close_upstream(upstream_writer)
+
+    # ------------------------------------------------------------------------ the upstream
+    async def _open(self, target: str, host: str, port: int
+                    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """Check ``host`` and connect to the first of its addresses that answers."""
+        addresses = await self._check(target, host)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.connect_timeout_s
+        failure = "no address"
+        for address in addresses:
+            try:
+                streams = await asyncio.wait_for(
+                    asyncio.open_connection(str(address), port, limit=HEAD_LIMIT),
+                    max(0.0, deadline - loop.time()))
+            except (asyncio.TimeoutError, TimeoutError):
+                failure = f"{_hostport(address, port)}: no answer within " \
+                          f"{self.connect_timeout_s:g} s"
+                break
+            except OSError as error:
+                failure = f"{_hostport(address, port)}: {error.strerror or error}"
+                continue
+            self._writers.add(streams[1])
+            return streams
+        raise _Answer(502, "Bad Gateway", f"{target}: cannot connect ({failure})")
+
+    async def _close_upstream(self, writer: asyncio.StreamWriter) -> None:
+        try:
+            await _close_gracefully(writer)
+        finally:
+            self._writers.discard(writer)
+
+    async def _check(self, target: str, host: str) -> list[IPv4Address | IPv6Address]:
+        if self.refuse_all:
+            raise self._refuse(target, LOCAL_PAGE_REASON)
+        try:
+            return await asyncio.wait_for(
+                check_host_async(host, allow_private=self.allow_private, resolve=self.resolve),
+                self.connect_timeout_s)
+        except BlockedTargetError as error:
+            raise self._refuse(target, getattr(error, "reason", str(error))) from None
+        except NetworkError:
+            raise _Answer(502, "Bad Gateway", f"{target}: DNS lookup failed") from None
+        except (asyncio.TimeoutError, TimeoutError):
+            raise _Answer(502, "Bad Gateway", f"{target}: DNS lookup timed out") from None
+
+    def _refuse(self, target: str, reason: str) -> _Answer:
+        self.blocked.append(BlockedRequest(target, reason))
+        return _Answer(403, "Forbidden", reason, blocked=True)
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _parse_head(raw: bytes) -> tuple[str, list[tuple[str, str]]]:
+    """The first line and the header fields of a head; folded or nameless lines are errors."""
+    lines = raw[:-4].decode("latin-1").split("\r\n")
+    headers = []
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if not colon or not name or name != name.strip() or line[0] in " \t":
+            raise _Answer(400, "Bad Request", "malformed header line")
+        headers.append((name, value.strip()))
+    return lines[0], headers
+
+
+def _connection_tokens(headers: list[tuple[str, str]]) -> set[str]:
+    """Header names listed in ``Connection``: hop-by-hop by declaration (RFC 9110 §7.6.1)."""
+    return {token.strip().lower() for name, value in headers if name.lower() == "connection"
+            for token in value.split(",")}
+
+
+def _request_head(method: str, path: str, headers: list[tuple[str, str]],
+                  authority: str) -> bytes:
+    dropped = _REQUEST_HOP_HEADERS | _connection_tokens(headers)
+    kept = [(name, value) for name, value in headers if name.lower() not in dropped]
+    if not any(name.lower() == "host" for name, _ in kept):
+        kept.insert(0, ("Host", authority.rpartition("@")[2]))
+    lines = [f"{method} {path} HTTP/1.1", *(f"{name}: {value}" for name, value in kept),
+             "Connection: close"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """The response head, rewritten to ``Connection: close``, then the body as it comes.
+    Interim 1xx heads go through unchanged."""
+    while True:
+        try:
+            raw = await upstream.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError:
+            raise _Answer(502, "Bad Gateway", "the server closed without answering") from None
+        except (asyncio.LimitOverrunError, ValueError):
+            raise _Answer(502, "Bad Gateway", "response head too long") from None
+        status_line, headers = _parse_head(raw)
+        parts = status_line.split(" ", 2)
+        if not status_line.startswith("HTTP/1.") or len(parts) < 2 or not parts[1].isdecimal():
+            raise _Answer(502, "Bad Gateway", "the server did not answer in HTTP/1")
+        if parts[1].startswith("1") and parts[1] != "101":
+            writer.write(raw)
+            continue
+        dropped = _RESPONSE_HOP_HEADERS | _connection_tokens(headers)
+        lines = [status_line, *(f"{name}: {value}" for name, value in headers
+                                if name.lower() not in dropped), "Connection: close"]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        break
+    await _pipe(upstream, writer)
+
+
+async def _relay(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter,
+                 upstream_reader: asyncio.StreamReader,
+                 upstream_writer: asyncio.StreamWriter) -> None:
+    """Pipe both ways until both sides have finished (a half-close is passed on); an error
+    on either side ends both."""
+    pipes = [asyncio.ensure_future(_pipe(client_reader, upstream_writer)),
+             asyncio.ensure_future(_pipe(upstream_reader, client_writer))]
+    try:
+        await asyncio.gather(*pipes)
+    finally:
+        for pipe in pipes:
+            pipe.cancel()
+        await asyncio.gather(*pipes, return_exceptions=True)
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    while chunk := await reader.read(PIPE_CHUNK):
+        writer.write(chunk)
+        await writer.drain()
+    if writer.can_write_eof() and not writer.is_closing():
+        writer.write_eof()
+
+
+async def _answer(writer: asyncio.StreamWriter, answer: _Answer) -> None:
+    """A short plain-text response; a refusal carries its reason in ``X-Wps-Blocked``."""
+    body = f"wps egress proxy: {answer.text}\n".encode("utf-8", "replace")
+    lines = [f"HTTP/1.1 {answer.status} {answer.phrase}", "Content-Type: text/plain; charset=utf-8",
+             f"Content-Length: {len(body)}", "Connection: close"]
+    if answer.blocked:
+        lines.append(f"X-Wps-Blocked: {_header_text(answer.text)}")
+    try:
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        await asyncio.wait_for(writer.drain(), 5.0)
+    except (OSError, asyncio.TimeoutError, TimeoutError):
+        pass
+
+
+async def _close_gracefully(writer: asyncio.StreamWriter) -> None:
+    """Close after what is buffered has been sent (an abort would cut a response's tail);
+    a peer that does not read within the grace time is cut off."""
+    try:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), CLOSE_GRACE_S)
+    except (OSError, asyncio.TimeoutError, TimeoutError):
+        pass
+    finally:
+        writer.transport.abort()  # nothing once closed
+
+
+async def _linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """After an answer sent before the request was read to its end: say we are done, and read
+    what the client still sends until it closes. Closing a socket with unread data resets the
+    connection, and the client could lose the answer (a 403's reason) with it."""
+    try:
+        if writer.can_write_eof():
+            writer.write_eof()
+        await asyncio.wait_for(_discard(reader, LINGER_BYTES), LINGER_S)
+    except (OSError, asyncio.TimeoutError, TimeoutError):
+        pass
+
+
+async def _discard(reader: asyncio.StreamReader, limit: int) -> None:
+    while limit > 0 and (chunk := await reader.read(PIPE_CHUNK)):
+        limit -= len(chunk)
+
+
+def _header_text(text: str) -> str:
+    """``text`` as a header value: printable ASCII only (no way to split the head)."""
+    return "".join(char if " " <= char <= "~" else "?" for char in text)
+
+
+def _hostport(address: IPv4Address | IPv6Address, port: int) -> str:
+    return f"[{address}]:{port}" if address.version == 6 else f"{address}:{port}"
