@@ -23,6 +23,7 @@ from wps.capture.screenshots import (
     remove_stale_temp_folders,
 )
 from wps.files import (
+    HOST_TAG,
     TERMINATED_EXIT,
     Terminated,
     _signals_held,
@@ -37,6 +38,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "forum
 SLOW_RENDER = ["--settle", "30", "--scroll-steps", "1", "--timeout", "90"]
 """A long idle wait after load: the window in which the tests stop the process."""
 QUICK_RENDER = ["--settle", "0", "--scroll-steps", "1", "--timeout", "90"]
+OTHER_HOST = "000000" if HOST_TAG != "000000" else "ffffff"
 POLL_S = 0.05
 WAIT_S = 180.0
 """Generous: Chromium launches slowly on a loaded two-core machine."""
@@ -120,29 +122,35 @@ def place(tmp_path):
 
 
 # ------------------------------------------------------------------ stale-owner rules
+def _name(prefix: str, pid: int, host: str = HOST_TAG, random: str = "abcdefgh") -> str:
+    """A temporary's name as wps makes it: ``<prefix><pid>-<host>-<random>``."""
+    return f"{prefix}{pid}-{host}-{random}"
+
+
 def test_stale_staging_of_dead_processes_goes_a_live_ones_stays(tmp_path):
     dead, live = _dead_pid(), os.getppid()
-    gone = [_make(tmp_path / f".page.staging-{dead}-abcdefgh"),
-            _make(tmp_path / f".page.old-{dead}-abcd_fgh"),
-            _make(tmp_path / f".page.staging-{os.getpid()}-ownpid00")]  # not made here: pid reuse
-    (tmp_path / f".summary.json.tmp-{dead}-abcdefgh").write_text("{")
-    kept = [_make(tmp_path / f".page.staging-{live}-abcdefgh"),
-            _make(tmp_path / f".other.staging-{dead}-abcdefgh"),  # another output's
-            _make(tmp_path / f".page.staging-{dead}-toolongname"),  # not a name wps makes
+    gone = [_make(tmp_path / _name(".page.staging-", dead)),
+            _make(tmp_path / _name(".page.old-", dead, random="abcd_fgh")),
+            _make(tmp_path / _name(".page.staging-", os.getpid()))]  # not made here: pid reuse
+    summary = tmp_path / _name(".summary.json.tmp-", dead)
+    summary.write_text("{")
+    other = _make(tmp_path / _name(".other.staging-", dead))  # another output's
+    kept = [_make(tmp_path / _name(".page.staging-", live)),
+            _make(tmp_path / _name(".page.staging-", dead, random="toolongname")),  # not wps's
+            _make(tmp_path / f".page.staging-{dead}-abcdefgh"),  # no host tag: not wps's
+            _make(tmp_path / _name(".page.staging-", dead, OTHER_HOST)),  # another host's
             owned_temp_folder(".page.staging-", tmp_path)]  # this process's own
-    removed = remove_stale_staging(tmp_path, "page")
-    assert sorted(removed) == sorted(gone)
+    assert sorted(remove_stale_staging(tmp_path, "page")) == sorted(gone)
+    assert other.exists() and summary.exists() and all(path.exists() for path in kept)
+    assert sorted(remove_stale_staging(tmp_path)) == sorted([other, summary])
     assert all(path.exists() for path in kept)
-    assert sorted(p.name for p in remove_stale_staging(tmp_path)) == sorted(
-        [f".other.staging-{dead}-abcdefgh", f".summary.json.tmp-{dead}-abcdefgh"])
 
 
 def test_staging_directory_removes_stale_siblings_and_names_itself_for_its_pid(tmp_path):
-    dead = _dead_pid()
-    stale = _make(tmp_path / f".page.staging-{dead}-abcdefgh")
-    live = _make(tmp_path / f".page.staging-{os.getppid()}-abcdefgh")
+    stale = _make(tmp_path / _name(".page.staging-", _dead_pid()))
+    live = _make(tmp_path / _name(".page.staging-", os.getppid()))
     with staging_directory(tmp_path / "page") as staging:
-        assert staging.name.startswith(f".page.staging-{os.getpid()}-")
+        assert staging.name.startswith(_name(".page.staging-", os.getpid(), random=""))
         (staging / "a.txt").write_text("a")
     assert not stale.exists() and live.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["page", live.name])
@@ -151,15 +159,17 @@ def test_staging_directory_removes_stale_siblings_and_names_itself_for_its_pid(t
 def test_stale_temp_folders_of_dead_processes_go(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead, live = _dead_pid(), os.getppid()
-    gone = [_make(tmp_path / f"wps-capture-{dead}-abcdefgh"),
-            _make(tmp_path / f"wps-source-{dead}-abcdefgh")]
-    kept = [_make(tmp_path / f"wps-capture-{live}-abcdefgh"),
-            _make(tmp_path / f"wps-source-{live}-abcdefgh"),
+    gone = [_make(tmp_path / _name("wps-capture-", dead)),
+            _make(tmp_path / _name("wps-source-", dead))]
+    kept = [_make(tmp_path / _name("wps-capture-", live)),
+            _make(tmp_path / _name("wps-source-", live)),
+            _make(tmp_path / _name("wps-capture-", dead, OTHER_HOST)),  # another host's
             _make(tmp_path / f"wps-capture-{dead}")]  # not a name wps makes
     assert sorted(remove_stale_temp_folders()) == sorted(gone)
     assert all(path.exists() for path in kept)
     folder = new_screenshot_folder()  # removes stale ones too, and is named for this pid
-    assert folder.parent == tmp_path and folder.name.startswith(f"wps-capture-{os.getpid()}-")
+    assert folder.parent == tmp_path
+    assert folder.name.startswith(_name("wps-capture-", os.getpid(), random=""))
     assert remove_stale_temp_folders() == [] and folder.is_dir()
     page = Path(tempfile.mkdtemp(prefix=PAGE_PREFIX, dir=folder))
     (page / "screenshot.png").write_bytes(b"png")
@@ -204,8 +214,8 @@ def test_segment_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
     process.kill()
     process.communicate(timeout=60)
     assert any(name.startswith(f"wps-capture-{process.pid}-") for name in _ours(temp))
-    stale = _make(out.parent / f".forum.staging-{process.pid}-abcdefgh")
-    live = _make(out.parent / f".forum.staging-{os.getpid()}-abcdefgh")
+    stale = _make(out.parent / _name(".forum.staging-", process.pid))
+    live = _make(out.parent / _name(".forum.staging-", os.getpid()))
 
     rerun = _finish(["segment", str(page), "--out", str(out), *QUICK_RENDER], temp)
     assert rerun.returncode == 0, rerun.stderr
@@ -252,11 +262,11 @@ def test_batch_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
     process.communicate(timeout=60)
     assert _ours(temp) != []
     dead = process.pid
-    stale = [_make(out / f".{source_key(sources[0])}.staging-{dead}-abcdefgh"),
-             _make(out / f".0123456789ab.staging-{dead}-abcdefgh"),  # no page of this run
-             _make(out / f".0123456789ab.old-{dead}-abcdefgh")]
-    (out / ".done" / f".{source_key(sources[1])}.tmp-{dead}-abcdefgh").write_text("{")
-    live = _make(out / f".0123456789ab.staging-{os.getpid()}-abcdefgh")
+    stale = [_make(out / _name(f".{source_key(sources[0])}.staging-", dead)),
+             _make(out / _name(".0123456789ab.staging-", dead)),  # no page of this run
+             _make(out / _name(".0123456789ab.old-", dead))]
+    (out / ".done" / _name(f".{source_key(sources[1])}.tmp-", dead)).write_text("{")
+    live = _make(out / _name(".0123456789ab.staging-", os.getpid()))
 
     rerun = _finish([*args, *QUICK_RENDER], temp)
     assert rerun.returncode == 0, rerun.stderr

@@ -3,20 +3,23 @@
 A failed run must never leave a half-written file or folder: everything is written to a temporary
 sibling first and renamed into place (a rename within one folder is atomic on POSIX).
 
-Nor may it leave temporary files behind. Every temporary name carries its owner's process id
-(``<prefix><pid>-<random>``): they are removed on every exit Python sees (errors, Ctrl-C and,
-through :func:`sigterm_unwinds`, SIGTERM), and what a ``kill -9`` left is removed by a later
-run (:func:`remove_stale`), which can tell a dead owner from a live one.
+Nor may it leave temporary files behind. Every temporary name carries its owner's process id and
+a tag of its host (``<prefix><pid>-<host>-<random>``): they are removed on every exit Python sees
+(errors, Ctrl-C and, through :func:`sigterm_unwinds`, SIGTERM), and what a ``kill -9`` left is
+removed by a later run on the same host (:func:`remove_stale`), which can tell a dead owner from a
+live one; another host's (a shared output folder, a container's pids) are never touched.
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 from contextlib import contextmanager
@@ -28,13 +31,15 @@ from .errors import InputFileError, OutputError, UsageError
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
            "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder",
            "check_replaceable_folder", "Terminated", "TERMINATED_EXIT", "sigterm_unwinds",
-           "owned_temp_folder", "remove_own_temporaries", "remove_stale",
+           "HOST_TAG", "OWNER", "owned_temp_folder", "remove_own_temporaries", "remove_stale",
            "remove_stale_staging"]
 
 TERMINATED_EXIT = 143
 """Exit code after SIGTERM (128 + 15, as a shell reports it)."""
-_RANDOM = r"[a-z0-9_]{8}"
-"""What ``tempfile`` appends to a prefix."""
+HOST_TAG = hashlib.sha1(socket.gethostname().encode("utf-8")).hexdigest()[:6]
+"""This host in temporary names: pids are only comparable on one host (one pid namespace)."""
+OWNER = r"(?P<pid>\d+)-(?P<host>[0-9a-f]{6})-[a-z0-9_]{8}"
+"""The end of a temporary name: owner pid, host tag and what ``tempfile`` appends."""
 _STAGING_TAGS = ("staging", "old", "tmp")
 """Temporary siblings of outputs: ``.<name>.<tag>-<pid>-<random>``."""
 _OWNED: dict[str, tuple[int, str]] = {}
@@ -273,7 +278,7 @@ def owned_temp_folder(prefix: str, directory: str | Path | None = None) -> Path:
     """``tempfile.mkdtemp`` named ``<prefix><pid>-<random>``, so a later run can tell whether
     its owner still runs (:func:`remove_stale`); removed at exit if still there."""
     with _signals_held(), _OWNED_LOCK:
-        folder = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=directory)
+        folder = tempfile.mkdtemp(prefix=_owner_prefix(prefix), dir=directory)
         _own(folder)
     return Path(folder)
 
@@ -281,9 +286,13 @@ def owned_temp_folder(prefix: str, directory: str | Path | None = None) -> Path:
 def _owned_temp_file(prefix: str, directory: Path) -> tuple[int, str]:
     """``tempfile.mkstemp`` named and kept track of like :func:`owned_temp_folder`."""
     with _signals_held(), _OWNED_LOCK:
-        handle, path = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", dir=directory)
+        handle, path = tempfile.mkstemp(prefix=_owner_prefix(prefix), dir=directory)
         _own(path)
     return handle, path
+
+
+def _owner_prefix(prefix: str) -> str:
+    return f"{prefix}{os.getpid()}-{HOST_TAG}-"
 
 
 def _own(path: str) -> None:
@@ -317,12 +326,13 @@ def remove_stale_staging(folder: str | Path, name: str | None = None) -> list[Pa
     ``folder`` that a killed process left."""
     base = ".+" if name is None else re.escape(name)
     tags = "|".join(_STAGING_TAGS)
-    return remove_stale(folder, re.compile(rf"\.{base}\.(?:{tags})-(?P<pid>\d+)-{_RANDOM}"))
+    return remove_stale(folder, re.compile(rf"\.{base}\.(?:{tags})-{OWNER}"))
 
 
 def remove_stale(folder: str | Path, pattern: re.Pattern[str]) -> list[Path]:
-    """Remove the entries of ``folder`` whose whole name matches ``pattern`` (with a ``pid``
-    group) and whose owner process is gone; never a live process's. Returns what went."""
+    """Remove the entries of ``folder`` whose whole name matches ``pattern`` (ending in
+    :data:`OWNER`) and whose owner process on this host is gone; never a live process's, never
+    another host's. Returns what went."""
     try:
         names = os.listdir(folder)
     except OSError:
@@ -330,7 +340,7 @@ def remove_stale(folder: str | Path, pattern: re.Pattern[str]) -> list[Path]:
     removed = []
     for name in names:
         match = pattern.fullmatch(name)
-        if match and _owner_gone(name, int(match["pid"])):
+        if match and match["host"] == HOST_TAG and _owner_gone(name, int(match["pid"])):
             path = Path(folder) / name
             _remove_own(path)
             removed.append(path)

@@ -1,6 +1,6 @@
 """Where rendered screenshots wait between capture and save, and how they are removed.
 
-A :class:`~wps.capture.Browser` keeps one temporary ``wps-capture-<pid>-*`` folder with a
+A :class:`~wps.capture.Browser` keeps one temporary ``wps-capture-<pid>-<host>-*`` folder with a
 ``page-*`` subfolder per capture and removes it on close; a capture taken without a browser gets a
 folder of its own (:func:`detach_screenshot`) that goes at interpreter exit unless discarded
 earlier. What a killed process left (its pid no longer runs) is removed by the next process that
@@ -15,14 +15,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..files import owned_temp_folder, remove_stale
+from ..files import OWNER, owned_temp_folder, remove_stale
 from ..model import PageCapture
 
 SCREENSHOT_PREFIX = "wps-capture-"
 SOURCE_PREFIX = "wps-source-"
 """Temporary copies of local pages (:mod:`wps.capture.sources`)."""
 PAGE_PREFIX = "page-"
-_TEMP_FOLDER = re.compile(rf"(?:{SCREENSHOT_PREFIX}|{SOURCE_PREFIX})(?P<pid>\d+)-[a-z0-9_]{{8}}")
+_TEMP_FOLDER = re.compile(rf"(?:{SCREENSHOT_PREFIX}|{SOURCE_PREFIX}){OWNER}")
 _DETACHED_FOLDERS: set[Path] = set()
 """Screenshot folders of captures taken without a browser, removed at exit if still there."""
 _exit_cleanup_registered = False
@@ -51,7 +51,7 @@ def new_screenshot_folder() -> Path:
 
 
 def new_temp_folder(prefix: str) -> Path:
-    """A ``<prefix><pid>-<random>`` folder in the temp dir, after removing the stale ones."""
+    """A ``<prefix><pid>-<host>-<random>`` folder in the temp dir, after removing stale ones."""
     remove_stale_temp_folders()
     return owned_temp_folder(prefix)
 
