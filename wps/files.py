@@ -275,8 +275,8 @@ def _raise_terminated(_signum: int, _frame: object) -> None:
 
 
 def owned_temp_folder(prefix: str, directory: str | Path | None = None) -> Path:
-    """``tempfile.mkdtemp`` named ``<prefix><pid>-<random>``, so a later run can tell whether
-    its owner still runs (:func:`remove_stale`); removed at exit if still there."""
+    """``tempfile.mkdtemp`` named ``<prefix><pid>-<host>-<random>``, so a later run can tell
+    whether its owner still runs (:func:`remove_stale`); removed at exit if still there."""
     with _signals_held(), _OWNED_LOCK:
         folder = tempfile.mkdtemp(prefix=_owner_prefix(prefix), dir=directory)
         _own(folder)
@@ -326,20 +326,21 @@ def remove_stale_staging(folder: str | Path, name: str | None = None) -> list[Pa
     ``folder`` that a killed process left."""
     base = ".+" if name is None else re.escape(name)
     tags = "|".join(_STAGING_TAGS)
-    return remove_stale(folder, re.compile(rf"\.{base}\.(?:{tags})-{OWNER}"))
+    pattern = re.compile(rf"\.{base}\.(?:{tags})-{OWNER}")
+    return remove_stale(folder, pattern, "." if name is None else f".{name}.")
 
 
-def remove_stale(folder: str | Path, pattern: re.Pattern[str]) -> list[Path]:
+def remove_stale(folder: str | Path, pattern: re.Pattern[str], prefix: str = "") -> list[Path]:
     """Remove the entries of ``folder`` whose whole name matches ``pattern`` (ending in
     :data:`OWNER`) and whose owner process on this host is gone; never a live process's, never
-    another host's. Returns what went."""
+    another host's. Returns what went. ``prefix`` skips most names cheaply (big folders)."""
     try:
         names = os.listdir(folder)
     except OSError:
         return []
     removed = []
     for name in names:
-        match = pattern.fullmatch(name)
+        match = pattern.fullmatch(name) if name.startswith(prefix) else None
         if match and match["host"] == HOST_TAG and _owner_gone(name, int(match["pid"])):
             path = Path(folder) / name
             _remove_own(path)
@@ -368,6 +369,8 @@ def _alive(pid: int) -> bool:
         return True
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()  # ended meanwhile, or no /proc to ask
     except OSError:
         return True
     return stat.rpartition(")")[2].split()[:1] != ["Z"]

@@ -59,7 +59,7 @@ def new_temp_folder(prefix: str) -> Path:
 def remove_stale_temp_folders() -> list[Path]:
     """Remove the screenshot and source folders of processes that ended without cleaning up
     (``kill -9``); those of live processes stay. One listing of the temp dir."""
-    return remove_stale(tempfile.gettempdir(), _TEMP_FOLDER)
+    return remove_stale(tempfile.gettempdir(), _TEMP_FOLDER, "wps-")
 
 
 def detach_screenshot(capture: PageCapture) -> None:
