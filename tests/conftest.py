@@ -34,10 +34,13 @@ class PageServer:
 
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
-        routes = self.routes
+        self.requests: list[str] = []
+        """Every path asked for, in order (to prove that a request was never sent)."""
+        routes, requests = self.routes, self.requests
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
+                requests.append(self.path)
                 route = routes.get(self.path.split("?", 1)[0])
                 if route is None:
                     self.send_error(404)
@@ -75,6 +78,14 @@ class PageServer:
 
 @pytest.fixture(scope="session")
 def page_server():
+    server = PageServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def other_server():
+    """A second origin on 127.0.0.1 (another port), to see which requests a page sends it."""
     server = PageServer()
     yield server
     server.close()

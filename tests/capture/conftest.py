@@ -11,6 +11,7 @@ def quick_options(**overrides: object) -> CaptureOptions:
     """Options that keep tests fast: no idle settle, a short scroll pass, a short timeout."""
     values: dict[str, object] = {
         "settle_s": 0.0, "scroll_max_steps": 3, "scroll_pause_s": 0.05, "timeout_s": 10.0,
+        "allow_private": True,  # the test pages are served on 127.0.0.1
     }
     values.update(overrides)
     return CaptureOptions(**values)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from wps.cli import main
 from wps.errors import BrowserNotFoundError, HttpStatusError, NetworkError, NotHtmlError
 from wps.model import PageCapture
 
-FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10"]
+FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10", "--allow-private"]
 
 
 def test_capture_writes_a_loadable_folder(page_server, tmp_path, capsys):

@@ -42,7 +42,17 @@ def test_connection_refused(browser):
     assert_one_line(caught.value, url, "connection refused")
 
 
-def test_dns_failure(browser):
+def test_dns_failure(browser, monkeypatch):
+    """A name that does not resolve; the lookup is faked: a real one would send a packet to the
+    DNS server, which tests never do."""
+    import socket
+
+    from wps.capture import addresses
+
+    def no_such_name(name: str):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(addresses, "resolve_name", no_such_name)
     url = "http://no-such-host.invalid/page"
     with pytest.raises(NetworkError) as caught:
         browser.capture(url)

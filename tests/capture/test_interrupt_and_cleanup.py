@@ -37,7 +37,7 @@ def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
     url = page_server.url("/interrupt-stall")
     out = tmp_path / "capture"
     command = [sys.executable, "-m", "wps", "capture", url, "--out", str(out),
-               "--settle", "0", "--scroll-steps", "1", "--timeout", "20"]
+               "--settle", "0", "--scroll-steps", "1", "--timeout", "20", "--allow-private"]
     # Its own process group, signalled as a whole: a terminal's Ctrl-C reaches the Playwright
     # driver and Chromium too, which is what left unobserved failing futures behind.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -103,7 +103,8 @@ def test_capture_without_a_browser_keeps_its_screenshot_until_discarded(page_ser
 def test_capture_without_a_browser_is_cleaned_up_at_exit(page_server, tmp_path):
     url = page_server.add_html("/lifetime-exit", "<p>exit</p>")
     script = ("import sys; from wps.capture import capture_page, CaptureOptions; "
-              "print(capture_page(sys.argv[1], CaptureOptions(settle_s=0, scroll_max_steps=1))"
+              "print(capture_page(sys.argv[1], CaptureOptions(settle_s=0, scroll_max_steps=1, "
+              "allow_private=True))"
               ".screenshot)")
     result = subprocess.run([sys.executable, "-c", script, url], check=False, capture_output=True,
                             text=True, timeout=120)

@@ -36,7 +36,8 @@ def test_page_taller_than_the_cap_is_capped_and_flagged(page_server, browser, qu
 
 
 def test_empty_page_gives_just_the_body(page_server, browser, quick):
-    capture = browser.capture(page_server.add_html("/empty", ""), quick(screenshot=False))
+    capture = browser.capture(page_server.add_html("/empty", "<html><body></body></html>"),
+                              quick(screenshot=False))
     assert [node.tag for node in capture.nodes] == ["BODY"]
     assert capture.nodes[0].xpath == "/HTML[1]/BODY[1]" and capture.height == 768
 

@@ -142,7 +142,7 @@ def test_cross_origin_iframe_is_walked_through_its_frame(page_server, browser, q
     page_server.add_html("/cross-frame", FRAME_DOC.replace("FRAME_TEXT", "cross"))
     cross_src = f"http://localhost:{page_server.port}/cross-frame"  # page is on 127.0.0.1
     url = page_server.add_html("/cross-outer", frame_page(cross_src))
-    capture = browser.capture(url, quick(screenshot=False, block_external=False))
+    capture = browser.capture(url, quick(screenshot=False, frames="all"))
     check_frame_content(capture, "cross")
     assert capture.timings["frames_walked"] == 1 and capture.timings["frames_skipped"] == 0
     texts = [node.text for node in capture.nodes if node.is_text]
@@ -210,7 +210,7 @@ def test_cross_origin_frame_inside_a_same_origin_frame(page_server, browser, qui
         f"middle</p><iframe src='http://localhost:{page_server.port}/deep-frame' "
         "style='border:0;margin:0;display:block'></iframe></body>")
     url = page_server.add_html("/deep-outer", frame_page("/middle-frame"))
-    capture = browser.capture(url, quick(screenshot=False, block_external=False))
+    capture = browser.capture(url, quick(screenshot=False, frames="all"))
     deep = capture.nodes[next(node for node in capture.nodes if node.text == "deep heading").parent]
     assert deep.bbox == (58, 118, 178, 158)  # middle frame content (58, 108) + 10 px paragraph
     assert deep.xpath == ("/HTML[1]/BODY[1]/IFRAME[1]/#document/HTML[1]/BODY[1]/IFRAME[1]"
@@ -227,7 +227,7 @@ def test_cross_origin_frame_that_hangs_is_skipped_and_counted(page_server, brows
         "/hung-outer", "<!doctype html><body><p>outer</p>"
         f"<iframe src='http://localhost:{page_server.port}/hung-frame'></iframe>"
         "<iframe src='/fine-frame'></iframe></body>")
-    capture = browser.capture(url, quick(screenshot=False, block_external=False))
+    capture = browser.capture(url, quick(screenshot=False, frames="all"))
     texts = [node.text for node in capture.nodes if node.is_text]
     assert "hung" not in texts and texts.count("fine heading") == 1 and "outer" in texts
     assert capture.timings["frames_walked"] == 1 and capture.timings["frames_skipped"] == 1
@@ -241,7 +241,7 @@ def test_iframe_content_is_clipped_to_the_iframe(page_server, browser, quick):
     for cross in (False, True):
         src = f"http://localhost:{page_server.port}/long-frame" if cross else "/long-frame"
         url = page_server.add_html(f"/clip-outer-{cross}", frame_page(src))
-        capture = browser.capture(url, quick(screenshot=False, block_external=False))
+        capture = browser.capture(url, quick(screenshot=False, frames="all"))
         by_text = {node.text: capture.nodes[node.parent] for node in capture.nodes if node.is_text}
         # the content box is (58, 108) to (458, 408): 400 x 300
         assert by_text["straddles"].bbox == (58, 108, 458, 398)  # 600 px wide, cut at 458

@@ -69,15 +69,6 @@ def test_gzipped_html_without_charset_keeps_utf8(tmp_path, tracked_server, brows
     assert "Café crème" in capture.html
 
 
-def test_blocking_can_be_turned_off(tmp_path, tracked_server, browser, quick):
-    server, hits = tracked_server
-    page = tmp_path / "online.html"
-    page.write_text(page_with_external_requests(server), encoding="utf-8")
-    capture = browser.capture(page, quick(block_external=False, screenshot=False))
-    assert sorted(hits) == ["/tracker.css", "/tracker.css?img", "/tracker.js"]
-    assert capture.nodes[-1].tag == "IMG"
-
-
 def test_gzip_temp_copy_is_removed(tmp_path):
     page = tmp_path / "p.html.gz"
     page.write_bytes(gzip.compress(b"<p>x</p>"))

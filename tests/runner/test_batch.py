@@ -16,10 +16,10 @@ from wps.pipeline import PipelineOptions
 from wps.runner import BatchOptions, read_source_list, run_batch, source_key
 
 FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=10,
-                      screenshot=False)
+                      screenshot=False, allow_private=True)
 FAST_PIPELINE = PipelineOptions(capture_options=FAST)
 CLI_FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10", "--no-screenshot",
-            "--no-progress"]
+            "--no-progress", "--allow-private"]
 
 
 @pytest.fixture()

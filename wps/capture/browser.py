@@ -18,16 +18,28 @@ import asyncio
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import BrowserCrashError, BrowserNotFoundError, CaptureError, PageTimeoutError
+from ..deadline import Deadline
+from ..errors import (
+    BlockedTargetError,
+    BrowserCrashError,
+    BrowserNotFoundError,
+    CaptureError,
+    NavigationError,
+    NetworkError,
+    PageMemoryError,
+)
 from ..model import PageCapture
-from .dom import DomWalk, serialize_with_shadow_roots, walk_dom
-from .faults import RendererCrash, check_response, translate_error
+from .dom import MAX_FRAMES, DomWalk, serialize_with_shadow_roots, walk_dom
+from .faults import RendererCrash, check_body, check_response, translate_error
 from .options import CaptureOptions, find_chromium
+from .policy import RequestPolicy
+from .processes import find_browser_pid, kill, kill_browser, marker_flag, renderer_memory
 from .screenshots import (  # discard_screenshot: kept importable from here
     PAGE_PREFIX,
     SCREENSHOT_PREFIX,
@@ -40,8 +52,9 @@ from .sources import PageSource, page_id_for, resolve_source
 LAUNCH_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",  # no UDP around the proxy
 )
-LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+_MEMORY_POLL_S = 0.25
 _CLOSE_TIMEOUT_S = 5.0
 _GRACE_S = 2.0  # time past --timeout for closing the context cleanly
 MAX_SELF_NAVIGATIONS = 2
@@ -81,6 +94,11 @@ class Browser:
         self._user_agent = ""
         self._screenshot_folder: Path | None = None
         self._interrupted = False
+        self._token = uuid.uuid4().hex
+        """Marks this browser's Chromium process (:func:`~.processes.marker_flag`)."""
+        self._browser_pid: int | None = None
+        self._memory_exceeded: int | None = None
+        """Bytes a renderer of the current page held when it was stopped for memory."""
 
     # ------------------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Browser:
@@ -107,12 +125,14 @@ class Browser:
             self._playwright = await async_playwright().start()
         try:
             self._browser = await self._playwright.chromium.launch(
-                executable_path=executable, headless=True, args=list(LAUNCH_ARGS)
+                executable_path=executable, headless=True,
+                args=[*LAUNCH_ARGS, marker_flag(self._token)],
             )
         except Error as err:
             first_line = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
             raise CaptureError(f"{executable}: Chromium failed to start ({first_line})") from None
         version = self._browser.version
+        self._browser_pid = find_browser_pid(self._token)
         self._user_agent = (
             "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
             f"Chrome/{version} Safari/537.36"
@@ -125,6 +145,15 @@ class Browser:
         if self._loop is not None and self._browser is not None:
             self._run(self._close_browser())
         self.start()
+
+    def _abandon(self) -> None:
+        """Kill Chromium at once (a timed-out page can keep it busy for many seconds); the next
+        capture launches a fresh one."""
+        if self._browser_pid is not None:
+            kill_browser(self._browser_pid)
+            self._browser_pid = None
+        if self._loop is not None and self._browser is not None:
+            self._run(self._close_browser())
 
     async def _close_browser(self) -> None:
         browser, self._browser = self._browser, None
@@ -199,21 +228,35 @@ class Browser:
         return self._browser.version
 
     # -------------------------------------------------------------------------------- capture
-    def capture(self, source: str | Path, options: CaptureOptions | None = None) -> PageCapture:
+    def capture(self, source: str | Path, options: CaptureOptions | None = None, *,
+                deadline: Deadline | None = None) -> PageCapture:
         """Render ``source`` (http(s) URL or local .html/.html.gz) and capture it.
 
-        Retries once after a browser or renderer crash, on a restarted browser.
+        ``deadline`` (default: ``options.timeout_s`` from now) bounds the whole capture; the
+        pipeline passes the page's deadline so that capture and later stages share it. Web
+        pages are checked against the address guard before Chromium sees them. Retries once
+        after a browser or renderer crash, on a restarted browser.
         """
         options = options or self.options
         resolved = resolve_source(source)
+        deadline = deadline or Deadline(options.timeout_s, what=resolved.url)
         try:
+            if not resolved.is_file:
+                from .addresses import check_url
+
+                check_url(resolved.url, allow_private=options.allow_private)
             if self.restart_every and self.pages_since_start >= self.restart_every:
                 self.restart()
             self.start()
             for attempt in (1, 2):
                 try:
-                    return self._run_one(resolved, options)
+                    return self._run_one(resolved, options, deadline)
                 except RendererCrash as crash:
+                    if self._memory_exceeded is not None:
+                        raise PageMemoryError(
+                            f"{resolved.url}: the page's renderer passed the memory limit "
+                            f"({self._memory_exceeded >> 20} MiB > {options.max_renderer_mb} MiB) "
+                            "and was stopped") from None
                     self.restart()
                     if attempt == 2:
                         raise BrowserCrashError(
@@ -223,46 +266,82 @@ class Browser:
         finally:
             resolved.cleanup()
 
-    def _run_one(self, source: PageSource, options: CaptureOptions) -> PageCapture:
+    def _run_one(self, source: PageSource, options: CaptureOptions,
+                 deadline: Deadline) -> PageCapture:
         assert self._loop is not None
+        deadline.check("capture")
         self.pages_since_start += 1
-        limit = options.timeout_s + _GRACE_S
+        self._memory_exceeded = None
+        limit = deadline.remaining() + _GRACE_S
         try:
-            return self._run(asyncio.wait_for(self._capture(source, options), limit))
+            return self._run(asyncio.wait_for(self._capture(source, options, deadline), limit))
         except (asyncio.TimeoutError, TimeoutError):  # one class from 3.11 on
-            # The context may be stuck in a busy page: start from a clean browser.
-            self.restart()
-            raise PageTimeoutError(
-                f"{source.url}: page did not finish within the {options.timeout_s:g} s timeout"
-            ) from None
+            self._abandon()  # the context may be stuck in a busy page
+            raise deadline.error("capture") from None
 
-    async def _capture(self, source: PageSource, options: CaptureOptions) -> PageCapture:
+    async def _capture(self, source: PageSource, options: CaptureOptions,
+                       page_deadline: Deadline) -> PageCapture:
         from playwright.async_api import Error
 
+        from .egress import EgressProxy
+
         started = time.perf_counter()
-        deadline = started + options.timeout_s
-        block = options.block_external if options.block_external is not None else source.is_file
-        context = await self._browser.new_context(
-            viewport={"width": options.viewport_width, "height": options.viewport_height},
-            device_scale_factor=1,
-            service_workers="block",
-            user_agent=options.user_agent or self._user_agent,
-            accept_downloads=False,
-        )
+        deadline = started + page_deadline.remaining()
+        policy = RequestPolicy.for_source(source, same_origin=options.same_origin,
+                                          frames=options.frames)
+        # Every request leaves through the proxy, which refuses internal addresses (and, for a
+        # local page, everything): Chromium then resolves no names and opens no sockets itself.
+        proxy = EgressProxy(allow_private=options.allow_private, refuse_all=source.is_file)
+        proxy_url = await proxy.start()
+        context = None
         try:
-            if block:
-                await context.route("**/*", _allow_local_only)
+            context = await self._browser.new_context(
+                viewport={"width": options.viewport_width, "height": options.viewport_height},
+                device_scale_factor=1,
+                service_workers="block",
+                user_agent=options.user_agent or self._user_agent,
+                accept_downloads=False,
+                proxy={"server": proxy_url, "bypass": ""},
+            )
             page = await context.new_page()
+            await context.route("**/*", _policy_route(policy, page))
             screenshot = self._new_screenshot_path() if options.screenshot else None
-            work = _render(page, source, options, deadline, started, self.page_hook, screenshot)
-            return await _until_crash(page, self._browser, work)
+            work = _render(page, source, options, policy, deadline, started, self.page_hook,
+                           screenshot)
+            watcher = asyncio.ensure_future(self._watch_memory(options.max_renderer_mb << 20))
+            try:
+                return await _until_crash(page, self._browser, work)
+            finally:
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
         except Error as err:
+            refused = [item for item in proxy.blocked if _same_host(item.target, source.url)]
+            if refused:
+                raise BlockedTargetError(f"{source.url}: {refused[0].reason}") from None
+            unreachable = [item for item in proxy.failed if _same_host(item.target, source.url)]
+            if unreachable:  # an https page: the browser only saw a failed tunnel
+                raise NetworkError(f"{source.url}: {unreachable[0].reason}") from None
             raise translate_error(source.url, err, options.timeout_s) from None
         finally:
             try:
-                await asyncio.wait_for(context.close(), _CLOSE_TIMEOUT_S)
+                if context is not None:
+                    await asyncio.wait_for(context.close(), _CLOSE_TIMEOUT_S)
             except Exception:  # a dead context is gone anyway
                 pass
+            await proxy.close()
+
+    async def _watch_memory(self, limit_bytes: int) -> None:
+        """Stop the page's renderers when they hold more than ``limit_bytes`` together; the
+        crash that follows is reported as :class:`PageMemoryError`, not retried."""
+        if self._browser_pid is None:
+            return
+        while True:
+            await asyncio.sleep(_MEMORY_POLL_S)
+            usage = renderer_memory(self._browser_pid)
+            if sum(usage.values()) > limit_bytes:
+                self._memory_exceeded = sum(usage.values())
+                kill(list(usage))
+                return
 
 
 async def _until_crash(page: Any, browser: Any, work: Awaitable[PageCapture]) -> PageCapture:
@@ -300,17 +379,47 @@ async def _until_crash(page: Any, browser: Any, work: Awaitable[PageCapture]) ->
     return task.result()
 
 
-async def _allow_local_only(route: Any) -> None:
-    if route.request.url.startswith(LOCAL_SCHEMES):
-        await route.continue_()
-    else:
-        await route.abort("blockedbyclient")
+def _policy_route(policy: RequestPolicy, page: Any) -> Callable[[Any], Awaitable[None]]:
+    """The route handler that lets through what ``policy`` allows and aborts the rest."""
+    from playwright.async_api import Error
+
+    async def decide(route: Any) -> None:
+        request = route.request
+        try:
+            frame = request.frame
+            is_main_frame = frame.parent_frame is None
+        except Error:  # no frame (a worker's request): judged as a subresource
+            is_main_frame = False
+        allowed = policy.allow_request(
+            request.url, is_document=request.is_navigation_request(),
+            is_main_frame=is_main_frame, main_url=page.main_frame.url)
+        try:
+            if allowed:
+                await route.continue_()
+            else:
+                await route.abort("blockedbyclient")
+        except Error:  # the page or context closed meanwhile
+            pass
+
+    return decide
+
+
+def _same_host(target: str, url: str) -> bool:
+    """Is the proxy's refused ``target`` (``host:port`` or a URL) the host of ``url``?"""
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    target = target.lower()
+    if "://" in target:
+        target = urlsplit(target).netloc
+    return bool(host) and target.rsplit(":", 1)[0].strip("[]") == host.strip("[]")
 
 
 async def _render(
     page: Any,
     source: PageSource,
     options: CaptureOptions,
+    policy: RequestPolicy,
     deadline: float,
     started: float,
     hook: PageHook | None,
@@ -323,10 +432,14 @@ async def _render(
     response = await page.goto(source.navigate_url, wait_until="load", timeout=remaining_ms)
     timings["navigate_s"] = time.perf_counter() - mark
     check_response(source, response)
+    body = await _document_body(source, response)
+    if body is not None:
+        check_body(source.url, body)
     if hook is not None:
         await hook(page)
 
-    walk, html, title, scroll_truncated = await _prepare_and_walk(page, options, deadline, timings)
+    walk, html, title, scroll_truncated = await _prepare_and_walk(
+        page, source, options, policy, deadline, timings)
 
     full_height = max(walk.page_height, 1)
     height = min(full_height, options.max_height)
@@ -358,8 +471,25 @@ async def _render(
     )
 
 
+async def _document_body(source: PageSource, response: Any) -> bytes | None:
+    """The main document's bytes as served (a local page's file, which Chromium may not give)."""
+    from playwright.async_api import Error
+
+    if source.is_file:
+        from urllib.parse import unquote, urlsplit
+
+        return Path(unquote(urlsplit(source.navigate_url).path)).read_bytes()
+    if response is None:
+        return None  # same-document navigation: nothing new to judge
+    try:
+        return await response.body()
+    except Error:  # the page navigated on meanwhile: its next document is judged as rendered
+        return None
+
+
 async def _prepare_and_walk(
-    page: Any, options: CaptureOptions, deadline: float, timings: dict[str, float]
+    page: Any, source: PageSource, options: CaptureOptions, policy: RequestPolicy,
+    deadline: float, timings: dict[str, float]
 ) -> tuple[DomWalk, str, str, bool]:
     """Settle, scroll and walk; start over (twice at most) if the page navigates itself meanwhile.
 
@@ -370,20 +500,24 @@ async def _prepare_and_walk(
 
     for attempt in range(MAX_SELF_NAVIGATIONS + 1):
         try:
-            return await _prepare_and_walk_once(page, options, deadline, timings)
+            return await _prepare_and_walk_once(page, source, options, policy, deadline, timings)
         except Error as err:
-            if attempt == MAX_SELF_NAVIGATIONS or not any(
-                marker in str(err) for marker in _NAVIGATED_MARKERS
-            ):
+            if not any(marker in str(err) for marker in _NAVIGATED_MARKERS):
                 raise
+            if attempt == MAX_SELF_NAVIGATIONS:
+                raise NavigationError(
+                    f"{source.url}: the page kept navigating ({attempt + 1} times while it was "
+                    "captured)") from None
             remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
             await page.wait_for_load_state("load", timeout=remaining_ms)
     raise AssertionError("unreachable")
 
 
 async def _prepare_and_walk_once(
-    page: Any, options: CaptureOptions, deadline: float, timings: dict[str, float]
+    page: Any, source: PageSource, options: CaptureOptions, policy: RequestPolicy,
+    deadline: float, timings: dict[str, float]
 ) -> tuple[DomWalk, str, str, bool]:
+    _check_main_frame(page, source, policy)
     mark = time.perf_counter()
     page.set_default_timeout(max(1.0, (deadline - time.perf_counter()) * 1000))
     await page.evaluate("document.fonts.ready.then(() => true)")
@@ -399,7 +533,10 @@ async def _prepare_and_walk_once(
     timings["scroll_s"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
-    walk = await walk_dom(page)
+    _check_main_frame(page, source, policy)  # scrolling can trigger navigations too
+    max_frames = 0 if options.frames == "none" else MAX_FRAMES
+    walk = await walk_dom(page, max_frames,
+                          frame_allowed=lambda url: policy.allow_frame(url, page.url))
     html = await (serialize_with_shadow_roots(page) if walk.shadow_roots else page.content())
     title = await page.title()
     timings["dom_s"] = time.perf_counter() - mark
@@ -409,11 +546,23 @@ async def _prepare_and_walk_once(
     return walk, html, title, scroll_truncated
 
 
+def _check_main_frame(page: Any, source: PageSource, policy: RequestPolicy) -> None:
+    """A page that left itself is an error, never captured as content: the browser's own error
+    page (a blocked or failed navigation), or a local page that went to another file."""
+    url = page.url
+    if url.startswith("chrome-error:"):
+        raise NavigationError(f"{source.url}: the page navigated to a place wps does not "
+                              "load (blocked or failed), leaving the browser's error page")
+    if not policy.allow_main_frame(url):
+        raise NavigationError(f"{source.url}: the page navigated away to {url}")
+
+
 def capture_page(
     source: str | Path,
     options: CaptureOptions | None = None,
     *,
     browser: Browser | None = None,
+    deadline: Deadline | None = None,
 ) -> PageCapture:
     """Render an http(s) URL or a local ``.html``/``.html.gz`` file and capture it.
 
@@ -422,12 +571,12 @@ def capture_page(
     to reuse one (its screenshots go on :meth:`Browser.close`). Raises a :class:`~wps.errors.CaptureError` subclass naming the URL and the cause.
     """
     if browser is not None:
-        return browser.capture(source, options)
+        return browser.capture(source, options, deadline=deadline)
     options = options or CaptureOptions()
     own = Browser(replace(options))
     try:
         own.start()
-        capture = own.capture(source, options)
+        capture = own.capture(source, options, deadline=deadline)
         detach_screenshot(capture)
         return capture
     except BrowserNotFoundError as err:

@@ -28,6 +28,7 @@ import asyncio
 import gc
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -193,21 +194,25 @@ def _parse_part(
         )
 
 
-async def walk_dom(page: Any, max_frames: int = MAX_FRAMES) -> DomWalk:
+async def walk_dom(page: Any, max_frames: int = MAX_FRAMES,
+                   frame_allowed: Callable[[str], bool] | None = None) -> DomWalk:
     """Walk ``page`` (a Playwright async Page), then each cross-origin iframe in its own frame.
 
     Same-origin iframes are walked in the one round trip; an iframe the page's script cannot
     enter is walked through its Playwright frame (``frame.evaluate``, bounded by
-    :data:`FRAME_TIMEOUT_S`), boxes offset by the iframe's content-box origin.
+    :data:`FRAME_TIMEOUT_S`), boxes offset by the iframe's content-box origin, if
+    ``frame_allowed`` says yes to the URL it is at now (the browser's error page of a blocked
+    frame and frames of other origins are left out: see :mod:`.policy`).
     """
     payload = await page.evaluate(walk_script(), walk_arguments(0, max_frames))
     parts = [FramePart(json.loads(payload))]
     if parts[0].data["frames"]:
-        await _walk_child_frames(page, parts, max_frames)
+        await _walk_child_frames(page, parts, max_frames, frame_allowed or (lambda _url: True))
     return parse_walk(parts)
 
 
-async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int) -> None:
+async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int,
+                             frame_allowed: Callable[[str], bool]) -> None:
     """Walk the frames the walks listed as pending, breadth first, within the frame budget."""
     from playwright.async_api import Error
 
@@ -231,6 +236,9 @@ async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int)
             continue  # walked in its parent's document, or not rendered
         walk_id, slot = tag
         pending -= 1
+        if not frame_allowed(frame.url):
+            skipped += 1
+            continue
         owner = parts[walk_id].data
         node_index, frame_box = owner["frames"][slot]
         arguments = walk_arguments(len(parts), max(budget, 0), frame_box)

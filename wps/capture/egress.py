@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
 
@@ -76,6 +77,8 @@ class EgressProxy:
         self.head_timeout_s = head_timeout_s
         self.blocked: list[BlockedRequest] = []
         """Every refusal, in order (the browser only sees a failed request)."""
+        self.failed: list[BlockedRequest] = []
+        """Every target that could not be looked up or connected to (answered 502)."""
         self.requests = 0
         """Request heads handled (CONNECT or plain HTTP), refused ones included."""
         self._server: asyncio.Server | None = None
@@ -242,15 +245,16 @@ class EgressProxy:
                     asyncio.open_connection(str(address), port, limit=HEAD_LIMIT),
                     max(0.0, deadline - loop.time()))
             except (asyncio.TimeoutError, TimeoutError):
-                failure = f"{_hostport(address, port)}: no answer within " \
-                          f"{self.connect_timeout_s:g} s"
+                failure = f"connection timed out after {self.connect_timeout_s:g} s " \
+                          f"({_hostport(address, port)})"
                 break
             except OSError as error:
-                failure = f"{_hostport(address, port)}: {error.strerror or error}"
+                cause = os.strerror(error.errno) if error.errno else str(error)
+                failure = f"{cause.lower()} ({_hostport(address, port)})"
                 continue
             self._writers.add(streams[1])
             return streams
-        raise _Answer(502, "Bad Gateway", f"{target}: cannot connect ({failure})")
+        raise self._fail(target, failure)
 
     async def _close_upstream(self, writer: asyncio.StreamWriter) -> None:
         try:
@@ -268,9 +272,13 @@ class EgressProxy:
         except BlockedTargetError as error:
             raise self._refuse(target, getattr(error, "reason", str(error))) from None
         except NetworkError:
-            raise _Answer(502, "Bad Gateway", f"{target}: DNS lookup failed") from None
+            raise self._fail(target, "DNS lookup failed, host name not found") from None
         except (asyncio.TimeoutError, TimeoutError):
-            raise _Answer(502, "Bad Gateway", f"{target}: DNS lookup timed out") from None
+            raise self._fail(target, "DNS lookup timed out") from None
+
+    def _fail(self, target: str, reason: str) -> _Answer:
+        self.failed.append(BlockedRequest(target, reason))
+        return _Answer(502, "Bad Gateway", reason)
 
     def _refuse(self, target: str, reason: str) -> _Answer:
         self.blocked.append(BlockedRequest(target, reason))
@@ -362,6 +370,8 @@ async def _answer(writer: asyncio.StreamWriter, answer: _Answer) -> None:
              f"Content-Length: {len(body)}", "Connection: close"]
     if answer.blocked:
         lines.append(f"X-Wps-Blocked: {_header_text(answer.text)}")
+    elif answer.status == 502:  # the page's host could not be reached: a network error
+        lines.append(f"X-Wps-Error: {_header_text(answer.text)}")
     try:
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
         await asyncio.wait_for(writer.drain(), 5.0)

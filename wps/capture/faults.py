@@ -11,7 +11,9 @@ from http import HTTPStatus
 from typing import Any
 
 from ..errors import (
+    BlockedTargetError,
     CaptureError,
+    EmptyPageError,
     HttpStatusError,
     InputFileError,
     NetworkError,
@@ -95,6 +97,13 @@ def check_response(source: PageSource, response: Any) -> None:
     """Reject HTTP error statuses and non-HTML responses of the main document."""
     if response is None or source.is_file:
         return
+    refused = response.headers.get("x-wps-blocked")
+    if refused:  # the egress proxy's answer to a redirect into an internal address
+        where = "" if response.url == source.url else f"redirected to {response.url}, "
+        raise BlockedTargetError(f"{source.url}: {where}{refused}")
+    unreachable = response.headers.get("x-wps-error")
+    if unreachable:  # the egress proxy could not look up or connect to the host
+        raise NetworkError(f"{source.url}: {unreachable}")
     status = response.status
     if status >= 400:
         reason = response.status_text or _reason(status)
@@ -109,3 +118,36 @@ def _reason(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return ""
+
+
+_BINARY_MAGIC = {
+    b"%PDF-": "PDF", b"\x89PNG": "PNG image", b"GIF8": "GIF image", b"\xff\xd8\xff": "JPEG image",
+    b"PK\x03\x04": "ZIP archive", b"\x1f\x8b": "gzip data", b"RIFF": "RIFF media",
+    b"\x00\x00\x01\x00": "icon", b"OggS": "Ogg media", b"wOF": "web font",
+}
+_SNIFF_BYTES = 4096
+
+
+def check_body(url: str, body: bytes) -> None:
+    """Refuse an empty main document, or one that is binary whatever its label says.
+
+    Chromium renders any bytes served as text/html; a PDF or random bytes taken as a page would
+    give junk segments (and random bytes can cost gigabytes of layout).
+    """
+    head = body[:_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf")
+    if not head.strip():
+        raise EmptyPageError(f"{url}: the page is empty (no content in the document)")
+    for magic, kind in _BINARY_MAGIC.items():
+        if head.startswith(magic):
+            raise NotHtmlError(f"{url}: not an HTML page (the body is a {kind})")
+    if _looks_binary(head):
+        raise NotHtmlError(f"{url}: not an HTML page (the body is binary data)")
+
+
+def _looks_binary(head: bytes) -> bool:
+    """NUL bytes or many control characters: no HTML text encoding has them (UTF-16 is
+    declared by a byte-order mark, which Chromium honours, so it is let through)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    controls = sum(head.count(bytes([c])) for c in (*range(0, 9), 11, 12, *range(14, 32)))
+    return b"\x00" in head or controls > len(head) * 0.05

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from ..errors import BrowserNotFoundError, UsageError
 
+FRAME_MODES = ("same-origin", "all", "none")
+
 CHROMIUM_CANDIDATES = (
     "/usr/lib/chromium/chromium",  # Debian's real binary: deterministic flags
     "/usr/bin/chromium",
@@ -35,8 +37,16 @@ class CaptureOptions:
     screenshot: bool = True
     user_agent: str | None = None
     """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""
-    block_external: bool | None = None
-    """Abort requests that are not ``file:``/``data:``; ``None`` = only for local files."""
+    allow_private: bool = False
+    """Let the page and its requests reach loopback, private, link-local and reserved addresses
+    (off: an untrusted page must not reach this machine or its network; tests serve on 127.0.0.1)."""
+    same_origin: bool = False
+    """Web pages: block subresources from other origins too (off: real pages need their CDN's
+    stylesheets and fonts). Local pages never reach the network."""
+    frames: str = "same-origin"
+    """Which iframes are loaded and captured: ``same-origin``, ``all`` or ``none``."""
+    max_renderer_mb: int = 2048
+    """A page whose renderers hold more anonymous memory than this (MiB) is stopped."""
     chromium_path: str | None = None
     """Chromium binary; ``None``: ``$WPS_CHROMIUM``, else the distribution's Chromium."""
 
@@ -46,6 +56,11 @@ class CaptureOptions:
         check_seconds("timeout_s", self.timeout_s, allow_zero=False)
         for name in ("settle_s", "scroll_max_seconds", "scroll_pause_s"):
             check_seconds(name, getattr(self, name), allow_zero=True)
+        if self.frames not in FRAME_MODES:
+            raise UsageError(f"frames must be one of {', '.join(FRAME_MODES)}, "
+                             f"got {self.frames!r}")
+        if self.max_renderer_mb < 64:
+            raise UsageError(f"max_renderer_mb must be at least 64, got {self.max_renderer_mb}")
         if self.scroll_max_steps < 0:
             raise UsageError(f"scroll_max_steps must be >= 0, got {self.scroll_max_steps}")
 

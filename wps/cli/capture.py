@@ -39,6 +39,18 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--no-screenshot", action="store_true", help="skip the screenshot")
     group.add_argument("--user-agent", default=None, help="User-Agent header")
     group.add_argument("--chromium", default=None, help="Chromium binary (else $WPS_CHROMIUM)")
+    safety = parser.add_argument_group("what an untrusted page may reach (README: Security)")
+    safety.add_argument("--allow-private", action="store_true",
+                        help="let the page and its requests reach loopback, private, link-local "
+                        "and reserved addresses (default: refused)")
+    safety.add_argument("--same-origin", action="store_true",
+                        help="web pages: block subresources from other origins too (default: "
+                        "third-party stylesheets, fonts and images load)")
+    safety.add_argument("--frames", choices=("same-origin", "all", "none"), default="same-origin",
+                        help="iframes loaded and captured (default: %(default)s)")
+    safety.add_argument("--max-renderer-mb", type=int, default=2048,
+                        help="stop a page whose renderers hold more memory (MiB; default "
+                        "%(default)s)")
 
 
 def options_from_args(args: argparse.Namespace):  # -> CaptureOptions (import kept lazy)
@@ -63,6 +75,10 @@ def options_from_args(args: argparse.Namespace):  # -> CaptureOptions (import ke
         screenshot=not args.no_screenshot,
         user_agent=args.user_agent,
         chromium_path=args.chromium,
+        allow_private=args.allow_private,
+        same_origin=args.same_origin,
+        frames=args.frames,
+        max_renderer_mb=args.max_renderer_mb,
     )
 
 

@@ -1,0 +1,120 @@
+"""What a page may load and which of its frames are captured: one decision per request URL.
+
+A local page is confined to its own folder tree: it may load subresources (stylesheets, images,
+fonts) from the folder it lies in and below, never another ``file:`` document (no iframe of
+``/etc/passwd``, no refresh or ``location`` to another file) and never the network. A page from
+the web may load third-party subresources (real pages need their CSS and fonts) unless
+``same_origin`` is set; iframes of another origin are neither loaded nor captured unless
+``frames="all"``: third-party frames are ads, trackers and embeds, not the page's own text.
+Which *addresses* a web page may reach is the egress proxy's decision (:mod:`.egress`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from .sources import PageSource
+
+INERT_SCHEMES = ("data:", "blob:", "about:")
+"""URLs that load nothing from outside the page."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestPolicy:
+    """The rules for one page; ``allow_request`` is asked for every request the page makes."""
+
+    page_url: str
+    """What the browser opens (a local page's temporary copy for gzipped input)."""
+    local_roots: tuple[str, ...] = ()
+    """Folders (with a trailing ``/``) a local page may load subresources from; empty for web."""
+    same_origin: bool = False
+    frames: str = "same-origin"
+
+    @classmethod
+    def for_source(cls, source: PageSource, *, same_origin: bool = False,
+                   frames: str = "same-origin") -> RequestPolicy:
+        roots: tuple[str, ...] = ()
+        if source.is_file:
+            folders = {_folder_of(source.url), _folder_of(source.navigate_url)}
+            roots = tuple(sorted(folders))
+        return cls(source.navigate_url, roots, same_origin, frames)
+
+    @property
+    def is_local(self) -> bool:
+        return bool(self.local_roots)
+
+    def allow_request(self, url: str, *, is_document: bool, is_main_frame: bool,
+                      main_url: str) -> bool:
+        """May the page load ``url``? ``main_url``: where the main frame is now (after redirects).
+
+        Documents are the main frame's navigations and iframes; the rest are subresources.
+        """
+        if self.is_local:
+            return self._allow_local(url, is_document=is_document)
+        if is_document and is_main_frame:
+            return _is_web(url)  # redirects and script navigations: the proxy checks addresses
+        if is_document:
+            return self.allow_frame(url, main_url)
+        if url.startswith(INERT_SCHEMES):
+            return True
+        return _is_web(url) and (not self.same_origin or _same_origin(url, main_url))
+
+    def allow_frame(self, url: str, main_url: str) -> bool:
+        """May the content of a frame now at ``url`` be loaded and captured?"""
+        if url in ("about:blank", "about:srcdoc") or url.startswith(("data:", "blob:")):
+            return self.frames != "none"
+        if self.is_local or self.frames == "none":
+            return False  # a local page never frames another file
+        if self.frames == "all":
+            return _is_web(url)
+        return _is_web(url) and _same_origin(url, main_url)
+
+    def allow_main_frame(self, url: str) -> bool:
+        """Is the main frame, after loading, still a page we may capture?"""
+        if self.is_local:
+            return _same_file(url, self.page_url)
+        return _is_web(url)
+
+    def _allow_local(self, url: str, *, is_document: bool) -> bool:
+        if url.startswith(INERT_SCHEMES):
+            return True
+        if not url.startswith("file:"):
+            return False
+        if is_document:
+            return _same_file(url, self.page_url)
+        path = _file_path(url)
+        return any(path.startswith(root) for root in self.local_roots)
+
+
+def _folder_of(file_url: str) -> str:
+    return str(Path(_file_path(file_url)).parent).rstrip("/") + "/"
+
+
+def _file_path(file_url: str) -> str:
+    """The normalised local path of a ``file:`` URL (``..`` resolved, so no climbing out)."""
+    path = unquote(urlsplit(file_url).path)
+    return str(Path("/" + path.lstrip("/")).resolve(strict=False))
+
+
+def _same_file(url: str, page_url: str) -> bool:
+    return url.startswith("file:") and _file_path(url) == _file_path(page_url)
+
+
+def _is_web(url: str) -> bool:
+    return url.startswith(("http://", "https://"))
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    try:
+        port = parts.port or default
+    except ValueError:
+        port = None
+    return parts.scheme, (parts.hostname or "").lower(), port
+
+
+def _same_origin(url: str, other: str) -> bool:
+    return _origin(url) == _origin(other)

@@ -1,0 +1,100 @@
+"""Chromium's processes, found through ``/proc``: to bound a renderer's memory and to kill a
+browser that a timed-out page keeps busy (closing it politely can take many seconds).
+
+Playwright does not expose the browser's pid, so each :class:`~wps.capture.Browser` launches
+Chromium with a unique marker flag and finds the process whose command line carries it; its
+renderers are that process's descendants with ``--type=renderer``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+def marker_flag(token: str) -> str:
+    """A flag Chromium ignores, naming one launch (found again by :func:`find_browser_pid`)."""
+    return f"--wps-browser={token}"
+
+
+def _cmdline(pid: int) -> list[str]:
+    """The arguments of ``pid``; processes forked from Chromium's zygote rewrite theirs as one
+    space-separated title, so both separators count."""
+    try:
+        raw = (PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return []
+    return raw.decode("utf-8", "replace").replace("\0", " ").split()
+
+
+def _parent_map() -> dict[int, int]:
+    """pid → parent pid of every process we can see."""
+    parents: dict[int, int] = {}
+    for entry in PROC.iterdir() if PROC.is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) "
+        if len(fields) > 1:
+            parents[int(entry.name)] = int(fields[1])
+    return parents
+
+
+def find_browser_pid(token: str) -> int | None:
+    """The Chromium browser process launched with :func:`marker_flag` ``(token)``."""
+    flag = marker_flag(token)
+    for pid in sorted(_parent_map()):
+        args = _cmdline(pid)
+        if flag in args and not any(arg.startswith("--type=") for arg in args):
+            return pid
+    return None
+
+
+def descendants(pid: int) -> list[int]:
+    parents = _parent_map()
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def renderer_memory(browser_pid: int) -> dict[int, int]:
+    """Anonymous resident memory (bytes) of each renderer of the browser: what a page's DOM,
+    layout and scripts use (shared library pages are not counted)."""
+    usage: dict[int, int] = {}
+    for pid in descendants(browser_pid):
+        if "--type=renderer" not in _cmdline(pid):
+            continue
+        try:
+            status = (PROC / str(pid) / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("RssAnon:"):
+                usage[pid] = int(line.split()[1]) * 1024
+                break
+    return usage
+
+
+def kill(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # already gone
+            pass
+
+
+def kill_browser(browser_pid: int) -> None:
+    """SIGKILL the browser and everything it started (renderers, zygotes, GPU process)."""
+    kill([browser_pid, *descendants(browser_pid)])

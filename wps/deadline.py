@@ -1,0 +1,103 @@
+"""One wall-clock deadline per page, over every stage: capture, segment, text, filters, output.
+
+The capture enforces its share itself (Playwright calls get the remaining time). The CPU stages
+are stopped two ways: long loops call :func:`check_deadline` (works in any thread, no-op when no
+page deadline is set), and on the main thread :meth:`Deadline.enforced` arms a ``SIGALRM`` timer
+that raises :class:`~wps.errors.PageTimeoutError` inside whatever code overruns, so a stage
+without checks still stops. A batch parent kills a worker process that does not stop.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from .errors import PageTimeoutError
+
+_CURRENT: ContextVar[Deadline | None] = ContextVar("wps_page_deadline", default=None)
+
+
+@dataclass(slots=True)
+class Deadline:
+    """``seconds`` from ``started`` (``time.monotonic``) for the page named ``what``."""
+
+    seconds: float
+    what: str = "page"
+    started: float = field(default_factory=time.monotonic)
+    stage: str = ""
+    """The stage running now, named in the timeout message."""
+
+    def remaining(self) -> float:
+        return self.seconds - (time.monotonic() - self.started)
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+    def error(self, stage: str = "") -> PageTimeoutError:
+        stage = stage or self.stage
+        during = f" (during {stage})" if stage else ""
+        return PageTimeoutError(
+            f"{self.what}: page did not finish within the {self.seconds:g} s timeout{during}")
+
+    def check(self, stage: str = "") -> None:
+        if self.expired():
+            raise self.error(stage)
+
+    @contextmanager
+    def active(self) -> Iterator[Deadline]:
+        """Make this the deadline :func:`check_deadline` sees in this context."""
+        token = _CURRENT.set(self)
+        try:
+            yield self
+        finally:
+            _CURRENT.reset(token)
+
+    def enter(self, stage: str) -> None:
+        """Mark the start of ``stage``; raise if the time is already up."""
+        self.stage = stage
+        self.check()
+
+    @contextmanager
+    def enforced(self) -> Iterator[Deadline]:
+        """:meth:`active`, plus (on the main thread) a timer that interrupts overrunning code."""
+        self.check()
+        with self.active():
+            if threading.current_thread() is not threading.main_thread():
+                yield self
+                return
+            with _alarm(self):
+                yield self
+
+
+def current_deadline() -> Deadline | None:
+    return _CURRENT.get()
+
+
+def check_deadline(stage: str = "") -> None:
+    """Raise :class:`PageTimeoutError` if the current page's deadline has passed."""
+    deadline = _CURRENT.get()
+    if deadline is not None and deadline.expired():
+        raise deadline.error(stage)
+
+
+@contextmanager
+def _alarm(deadline: Deadline) -> Iterator[None]:
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise deadline.error()
+
+    previous_handler = signal.signal(signal.SIGALRM, interrupt)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL,
+                                                         max(deadline.remaining(), 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay > 0 and math.isfinite(previous_delay):  # someone else's timer goes on
+            signal.setitimer(signal.ITIMER_REAL, previous_delay, previous_interval)
