@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .deadline import Deadline
 from .errors import DatasetError, InputFileError, UsageError
 from .model import PageCapture, Segmentation
 from .segmenters import Segmenter, build_segmenter
@@ -72,6 +73,13 @@ class PipelineOptions:
                              f"choose from {sorted(cls.__dataclass_fields__)}")
         return replace(options, **overrides)
 
+    @property
+    def timeout_s(self) -> float:
+        """The page deadline, over every step (``--timeout``)."""
+        from .capture.options import CaptureOptions
+
+        return (self.capture_options or CaptureOptions()).timeout_s
+
     def build_segmenter(self) -> Segmenter:
         """The configured segmenter; options it does not take are a :class:`UsageError`."""
         try:
@@ -97,6 +105,7 @@ def load_capture(
     *,
     capture_options: CaptureOptions | None = None,
     browser: Browser | None = None,
+    deadline: Deadline | None = None,
 ) -> PageCapture:
     """Step 1: a capture from a URL, a local HTML file, a Webis page folder or a capture folder."""
     if isinstance(source, PageCapture):
@@ -119,7 +128,7 @@ def load_capture(
             raise InputFileError(f"{path}: no such file or folder{hint}")
     from .capture import capture_page
 
-    return capture_page(source, capture_options, browser=browser)
+    return capture_page(source, capture_options, browser=browser, deadline=deadline)
 
 
 def segment(
@@ -141,23 +150,60 @@ def segment(
     :func:`wps.capture.discard_screenshot` removes it (:func:`segment_to_directory` does that).
     """
     options = PipelineOptions.resolve(options, overrides)
-    segmenter_instance = options.build_segmenter()  # fail fast, before any capture
-    capture = load_capture(source, capture_options=options.capture_options, browser=browser)
+    deadline = Deadline(options.timeout_s, what=_page_name(source))
+    return _segment_within(source, _checked(options), browser, deadline)
+
+
+def _page_name(source: str | Path | PageCapture) -> str:
+    return source.url if isinstance(source, PageCapture) else str(source)
+
+
+def _checked(options: PipelineOptions) -> PipelineOptions:
+    """Fail fast, before any capture, on what would fail after it: the segmenter and its
+    options, the config file (read once here)."""
+    options.build_segmenter()
+    if options.text and not isinstance(options.config, dict):
+        from .text.stage import resolve_config
+
+        options = replace(options, config=resolve_config(options.config, options.extractor))
+    return options
+
+
+def _segment_within(source: str | Path | PageCapture, options: PipelineOptions,
+                    browser: Browser | None, deadline: Deadline) -> PageResult:
+    """:func:`segment`'s steps, all within ``deadline`` (capture bounds itself; the CPU steps
+    are interrupted when they overrun)."""
+    segmenter_instance = options.build_segmenter()
+    with deadline.active():
+        deadline.enter("capture")
+        capture = load_capture(source, capture_options=options.capture_options,
+                               browser=browser, deadline=deadline)
+        with deadline.enforced():
+            return _process_capture(capture, options, segmenter_instance, deadline)
+
+
+def _process_capture(capture: PageCapture, options: PipelineOptions, segmenter_instance: Segmenter,
+                     deadline: Deadline) -> PageResult:
+    deadline.enter("segmentation")
     segmentation = segmenter_instance.segment(capture)
     text_result = None
     if options.text:  # main text onto segments (text-and-filters.md §1)
         from .text.stage import map_main_text
 
+        deadline.enter("main text")
         text_result = map_main_text(capture, segmentation, options.config, options.extractor)
     if options.noise_model is not None:  # after text mapping, before the filters
         from .noise import NoiseTailCutter
 
+        deadline.enter("noise tail")
         NoiseTailCutter(options.noise_model).process(segmentation.segments)
     if text_result is not None:  # filter rules (§2, §3): kept / reasons on every segment
         from .text.stage import filter_segments
 
+        deadline.enter("filters")
         filter_segments(capture, segmentation, text_result)
     if options.dedup_db is not None:  # after the filters: against earlier pages of the site
+        deadline.enter("dedup")
         from .dedup import Deduplicator
 
         with Deduplicator(options.dedup_db) as deduplicator:
@@ -186,12 +232,23 @@ def segment_to_directory(
     """
     from .output import check_replaceable_output, write_page_outputs
 
-    options = PipelineOptions.resolve(options, overrides)
+    options = _checked(PipelineOptions.resolve(options, overrides))
     check_replaceable_output(out_dir)  # before, not after, the page is rendered
-    result = segment(source, options, browser=browser)
+    deadline = Deadline(options.timeout_s, what=_page_name(source))
+    result = _segment_within(source, options, browser, deadline)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
-    write_page_outputs(result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
-                       main_text=result.text.to_json() if result.text is not None else None)
+    try:
+        with deadline.enforced():
+            deadline.enter("output")
+            write_page_outputs(
+                result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
+                main_text=result.text.to_json() if result.text is not None else None)
+    except BaseException:
+        if rendered_screenshot is not None and not isinstance(source, PageCapture):
+            from .capture import discard_screenshot
+
+            discard_screenshot(rendered_screenshot)
+        raise
     if rendered_screenshot is not None and not isinstance(source, PageCapture):
         from .capture import discard_screenshot
 

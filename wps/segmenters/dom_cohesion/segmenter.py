@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...deadline import check_deadline
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
@@ -185,6 +186,7 @@ class DomCohesionSegmenter:
             [kid] for kid in reversed(blocks.member_children(blocks.root))
         ]
         while stack:
+            check_deadline("segmentation")
             group = stack.pop()
             children = self._split(page, blocks, group, fence, page_area)
             if children is None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...deadline import check_deadline
+
 Rect = tuple[int, int, int, int]
 """``(x0, y0, x1, y1)`` in screenshot pixels, half-open."""
 
@@ -310,6 +312,7 @@ def build_tree(image: PageImage, params: CutParameters) -> Region | None:
     root = Region(rect=rect, cell=page, depth=0, ink=_ink(image, rect))
     stack = [(root, ROWS)]
     while stack:  # iterative, so deep trees cannot hit the recursion limit
+        check_deadline("segmentation")
         region, preferred = stack.pop()
         _split(image, region, preferred, params)
         for child in reversed(region.children):
