@@ -190,3 +190,33 @@ def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, cap
     assert not (page / "main-text.json").exists()  # the text step is off, its report gone
     assert batch("-O", "no_such_option=1") == UsageError.exit_code  # before any page
     assert "no_such_option" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page_server, tmp_path,
+                                                                            monkeypatch):
+    """The parent's watchdog: a page still running past its deadline (+ grace; the grace is
+    shortened here so that a stalled response counts as overdue after 12 s) has its workers
+    stopped; that page fails as a timeout, the other pages are done by a fresh pool."""
+    import time
+
+    from wps.runner import batch
+
+    def stalled(handler) -> None:
+        time.sleep(40)
+
+    page_server.routes["/overdue-stall"] = stalled
+    fast = [page_server.add_html(f"/overdue-fast-{n}", f"<p>fast page {n}</p>") for n in range(3)]
+    sources = [page_server.url("/overdue-stall"), *fast]
+    capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=60, screenshot=False,
+                             allow_private=True)
+    monkeypatch.setattr(batch, "OVERDUE_GRACE_S", 12.0 - 60)
+    started = time.monotonic()
+    summary = run_batch(sources, tmp_path / "out", BatchOptions(
+        workers=2, pipeline=PipelineOptions(capture_options=capture, segmenter="baseline"),
+        progress=False))
+    assert time.monotonic() - started < 40
+    assert (summary.done, summary.failed) == (3, 1)
+    failures = [json.loads(line) for line in (tmp_path / "out" / "failures.jsonl").open()]
+    assert [(f["url"], f["exit_code"]) for f in failures] == [(sources[0], 16)]
+    assert "did not stop" in failures[0]["message"]

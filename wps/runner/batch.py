@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, Iterator
 
 from ..capture import Browser, CaptureOptions, find_chromium
-from ..errors import UsageError
+from ..errors import PageTimeoutError, UsageError
 from ..files import prepare_output_folder, remove_stale_staging, write_text_atomic
 from ..pipeline import PipelineOptions
 from .sources import source_key
@@ -48,6 +48,10 @@ _RESEND_S = 5.0
 """How often it repeats SIGTERM meanwhile (library code may swallow one)."""
 FAILURES_FILE = "failures.jsonl"
 SUMMARY_FILE = "summary.json"
+OVERDUE_GRACE_S = 15.0
+"""A page running this long past its deadline has a worker that does not stop: it is killed."""
+OVERDUE_STOP_S = 3.0
+"""How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
 
 
 @dataclass(slots=True)
@@ -158,28 +162,45 @@ def _results(tasks: list[PageTask], workers: int) -> Iterator[PageOutcome]:
         with ProcessPoolExecutor(max_workers=min(workers, len(pending)),
                                  mp_context=get_context("spawn"), initializer=init_worker) as pool:
             try:
-                yield from _pool_results(pool, pending, workers)
+                yield from _pool_results(pool, pending, workers,
+                                         tasks[0].pipeline.timeout_s + OVERDUE_GRACE_S)
             except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
                 _stop_workers(pool)
                 raise
 
 
-def _pool_results(pool: ProcessPoolExecutor, pending: list[PageTask],
-                  workers: int) -> Iterator[PageOutcome]:
-    """Results of one pool until it breaks or ``pending`` is empty (taken from its end)."""
+def _pool_results(pool: ProcessPoolExecutor, pending: list[PageTask], workers: int,
+                  overdue_after_s: float) -> Iterator[PageOutcome]:
+    """Results of one pool until it breaks or ``pending`` is empty (taken from its end).
+
+    A page still running ``overdue_after_s`` after it started has a worker that does not stop
+    at its deadline (stuck outside Python, where the worker's own timer cannot reach): the
+    pool's workers are stopped, that page fails as a timeout and the pages it held go back to
+    ``pending`` for a fresh pool.
+    """
     running: dict[Future[PageOutcome], PageTask] = {}
+    started: dict[Future[PageOutcome], float] = {}
     broken = False
     while (pending or running) and not broken:
         while pending and len(running) < 2 * workers:
             task = pending.pop()
             running[pool.submit(run_in_worker, task)] = task
-        finished = next(_as_completed(running))
-        task = running.pop(finished)
-        try:
-            yield finished.result()
-        except BrokenProcessPool:
-            broken = True
-            yield _died(task)
+        finished = _wait_some(running, started)
+        overdue = [future for future in running if future not in finished
+                   and time.monotonic() - started.get(future, time.monotonic()) > overdue_after_s]
+        for future in finished:
+            task = running.pop(future)
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                broken = True
+                yield _died(task)
+        if overdue and not broken:
+            _stop_workers(pool, OVERDUE_STOP_S)
+            for future in overdue:
+                yield _overdue(running.pop(future), overdue_after_s)
+            yield from _finished_or_requeued(running, pending)
+            return
     if broken:
         for future, task in running.items():
             try:
@@ -188,12 +209,36 @@ def _pool_results(pool: ProcessPoolExecutor, pending: list[PageTask],
                 yield _died(task)
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
+def _wait_some(running: dict[Future[PageOutcome], PageTask],
+               started: dict[Future[PageOutcome], float]) -> set[Future[PageOutcome]]:
+    """The futures that finished within a second; notes when the others started running."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
+    now = time.monotonic()
+    for future in running:
+        if future.running() and future not in started:
+            started[future] = now
+    return finished
+
+
+def _finished_or_requeued(running: dict[Future[PageOutcome], PageTask],
+                          pending: list[PageTask]) -> Iterator[PageOutcome]:
+    """After the workers were stopped: pages that finished meanwhile count, the others wait for
+    the next pool (they did nothing wrong)."""
+    for future, task in running.items():
+        if future.done() and not future.cancelled() and future.exception() is None:
+            yield future.result()
+        else:
+            pending.append(task)
+
+
+def _stop_workers(pool: ProcessPoolExecutor, wait_s: float = _STOP_WAIT_S) -> None:
     """SIGTERM every worker and wait for it to unwind (its page's folders, its Chromium and its
     screenshots go); kill what does not end in time. Queued pages are dropped."""
     processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API in 3.11
     pool.shutdown(wait=False, cancel_futures=True)
-    deadline = time.monotonic() + _STOP_WAIT_S
+    deadline = time.monotonic() + wait_s
     while processes and time.monotonic() < deadline:
         for process in processes:
             process.terminate()
@@ -211,11 +256,10 @@ def _still_running(processes: list[BaseProcess], until: float) -> list[BaseProce
     return processes
 
 
-def _as_completed(running: dict[Future[PageOutcome], PageTask]) -> Iterator[Future[PageOutcome]]:
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    finished, _ = wait(running, return_when=FIRST_COMPLETED)
-    yield from finished
+def _overdue(task: PageTask, seconds: float) -> PageOutcome:
+    return PageOutcome(task.source, task.out_dir, False, seconds, "PageTimeoutError",
+                      f"{task.source}: the worker did not stop at the page deadline and was "
+                      f"killed after {seconds:g} s", PageTimeoutError.exit_code)
 
 
 def _died(task: PageTask) -> PageOutcome:
