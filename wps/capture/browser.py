@@ -42,7 +42,6 @@ from .policy import RequestPolicy
 from .processes import find_browser_pid, kill, kill_browser, marker_flag, renderer_memory
 from .screenshots import (  # discard_screenshot: kept importable from here
     PAGE_PREFIX,
-    SCREENSHOT_PREFIX,
     detach_screenshot,
     discard_screenshot,  # noqa: F401
 )
@@ -568,7 +567,8 @@ def capture_page(
 
     Without ``browser`` a Chromium is launched for this page only and the screenshot stays in a
     temporary folder until :func:`discard_screenshot` or interpreter exit; pass a :class:`Browser`
-    to reuse one (its screenshots go on :meth:`Browser.close`). Raises a :class:`~wps.errors.CaptureError` subclass naming the URL and the cause.
+    to reuse one (its screenshots go on :meth:`Browser.close`). Raises a
+    :class:`~wps.errors.CaptureError` subclass naming the URL and the cause.
     """
     if browser is not None:
         return browser.capture(source, options, deadline=deadline)

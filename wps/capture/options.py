@@ -39,7 +39,8 @@ class CaptureOptions:
     """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""
     allow_private: bool = False
     """Let the page and its requests reach loopback, private, link-local and reserved addresses
-    (off: an untrusted page must not reach this machine or its network; tests serve on 127.0.0.1)."""
+    (off: an untrusted page must not reach this machine or its network; tests serve on
+    127.0.0.1)."""
     same_origin: bool = False
     """Web pages: block subresources from other origins too (off: real pages need their CDN's
     stylesheets and fonts). Local pages never reach the network."""
