@@ -25,7 +25,8 @@ PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Two lists</tit
 def browser():
     from wps.capture import Browser, CaptureOptions
 
-    with Browser(CaptureOptions(settle_s=0.0, scroll_max_steps=2, timeout_s=15.0)) as shared:
+    with Browser(CaptureOptions(settle_s=0.0, scroll_max_steps=2, timeout_s=15.0,
+                                allow_private=True)) as shared:
         yield shared
 
 

@@ -150,12 +150,17 @@ def segment(
     :func:`wps.capture.discard_screenshot` removes it (:func:`segment_to_directory` does that).
     """
     options = PipelineOptions.resolve(options, overrides)
-    deadline = Deadline(options.timeout_s, what=_page_name(source))
-    return _segment_within(source, _checked(options), browser, deadline)
+    return _segment_within(source, _checked(options), browser, _deadline(source, options, browser))
 
 
-def _page_name(source: str | Path | PageCapture) -> str:
-    return source.url if isinstance(source, PageCapture) else str(source)
+def _deadline(source: str | Path | PageCapture, options: PipelineOptions,
+              browser: Browser | None) -> Deadline:
+    """The page's deadline: ``--timeout`` of the capture options, or of the browser's own
+    options when the pipeline names none."""
+    seconds = options.timeout_s
+    if options.capture_options is None and browser is not None:
+        seconds = browser.options.timeout_s
+    return Deadline(seconds, what=source.url if isinstance(source, PageCapture) else str(source))
 
 
 def _checked(options: PipelineOptions) -> PipelineOptions:
@@ -234,7 +239,7 @@ def segment_to_directory(
 
     options = _checked(PipelineOptions.resolve(options, overrides))
     check_replaceable_output(out_dir)  # before, not after, the page is rendered
-    deadline = Deadline(options.timeout_s, what=_page_name(source))
+    deadline = _deadline(source, options, browser)
     result = _segment_within(source, options, browser, deadline)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
     try:

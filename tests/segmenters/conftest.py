@@ -10,7 +10,8 @@ import pytest
 from wps.capture import Browser, CaptureOptions
 from wps.model import PageCapture
 
-FAST = {"settle_s": 0.0, "scroll_max_steps": 2, "scroll_pause_s": 0.05, "timeout_s": 15.0}
+FAST = {"settle_s": 0.0, "scroll_max_steps": 2, "scroll_pause_s": 0.05, "timeout_s": 15.0,
+        "allow_private": True}  # pages served on 127.0.0.1
 _PAGE_NUMBERS = itertools.count()
 
 

@@ -50,6 +50,6 @@ def text_browser():
     from wps.capture import Browser, CaptureOptions
 
     options = CaptureOptions(settle_s=0.0, scroll_max_steps=2, scroll_pause_s=0.05,
-                             timeout_s=20.0, screenshot=False)
+                             timeout_s=20.0, screenshot=False, allow_private=True)
     with Browser(options) as browser:
         yield browser
