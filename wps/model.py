@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 from .errors import InputFileError
 from .files import staging_directory
+from .jsonsafe import load_nested
 
 Box = tuple[float, float, float, float]
 """``(left, top, right, bottom)`` in page pixels, y down."""
@@ -194,8 +195,7 @@ class PageCapture:
         directory = Path(directory)
         path = directory / "capture.json"
         try:
-            with open(path, encoding="utf-8") as handle:
-                meta = json.load(handle)
+            meta = load_nested(path.read_text(encoding="utf-8"), str(path), json.loads)
         except FileNotFoundError:
             raise InputFileError(f"{directory}: not a page capture (no capture.json)") from None
         except (OSError, ValueError) as err:  # ValueError: not JSON or not UTF-8

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import SchemaError, UsageError
 from ..files import read_text, write_text_atomic
+from ..jsonsafe import load_json_text
 from ..model import MultiPolygon, Segment, Segmentation
 
 MultiPolygonJson = list[list[list[list[float]]]]
@@ -70,11 +71,7 @@ class WebisSegmentations:
 def read_segmentations(path: str | Path) -> WebisSegmentations:
     """Read and validate a segmentation JSON file; errors name the file and the problem."""
     path = Path(path)
-    text = read_text(path, "segmentation file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise SchemaError(f"{path}: not valid JSON ({err})") from None
+    data = load_json_text(read_text(path, "segmentation file"), str(path), SchemaError)
     return parse_segmentations(data, source=str(path))
 
 

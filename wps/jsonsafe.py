@@ -1,0 +1,102 @@
+"""JSON (and TOML) from files nobody vouches for, read without a RecursionError.
+
+Python's parsers recurse once per nesting level: ``"[" * 100000`` ends in a RecursionError, and
+a document nested just under the limit breaks later recursive code (``json.dumps``,
+``copy.deepcopy``). No wps format nests more than a few levels, so anything deeper than
+:data:`MAX_DEPTH` is refused as a one-line error of the reader's own class, naming the input.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import accumulate
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .errors import InputFileError, WpsError
+
+__all__ = ["MAX_DEPTH", "depth_bound", "nesting_depth", "load_nested", "load_json_text",
+           "iter_jsonl"]
+
+MAX_DEPTH = 100
+"""Deepest nesting accepted: captures and Webis JSON need about 7 levels."""
+
+_BRACKETS = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
+
+
+def depth_bound(text: str) -> int:
+    """An upper bound of the nesting depth of a JSON or TOML text: brackets counted as if none
+    were inside a string (fast: the brackets are picked out in C)."""
+    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_BRACKETS.__getitem__, brackets)), default=0)
+
+
+def nesting_depth(value: Any) -> int:
+    """Levels of lists and dicts in a parsed value, counted without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, (list, dict)):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in
+                     (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def load_nested(text: str, where: str, parse: Callable[[str], Any],
+                error: type[WpsError] = InputFileError) -> Any:
+    """``parse(text)``, refusing nesting deeper than :data:`MAX_DEPTH` as ``error`` naming
+    ``where``; the parser's own errors (bad syntax) pass through for the caller to word."""
+    if depth_bound(text) <= MAX_DEPTH:  # the common case: no deep nesting possible
+        return parse(text)
+    too_deep = error(f"{where}: nested deeper than {MAX_DEPTH} levels")
+    try:
+        value = parse(text)
+    except RecursionError:
+        raise too_deep from None
+    if nesting_depth(value) > MAX_DEPTH:
+        raise too_deep
+    return value
+
+
+def load_json_text(text: str, where: str, error: type[WpsError] = InputFileError) -> Any:
+    """The JSON value of ``text``; bad JSON and deep nesting are one-line ``error`` s naming
+    ``where`` (a file, or ``file:line``)."""
+    try:
+        return load_nested(text, where, json.loads, error)
+    except json.JSONDecodeError as err:
+        raise error(f"{where}: not valid JSON ({err})") from None
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file, read as a stream.
+
+    Errors name the file and line: missing file, not UTF-8, not JSON, nested too deep, not a
+    JSON object. (:func:`wps.files.iter_jsonl` without the depth bound.)
+    """
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield number, _jsonl_record(line, f"{path}:{number}")
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a folder, expected a JSONL file") from None
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"{path}: not UTF-8 text ({err.reason})") from None
+    except OSError as err:
+        raise InputFileError(f"{path}: unreadable ({err.strerror or err})") from None
+
+
+def _jsonl_record(line: str, where: str) -> dict[str, Any]:
+    try:
+        record = load_nested(line, where, json.loads)
+    except json.JSONDecodeError as err:
+        raise InputFileError(f"{where}: not a JSON line ({err.msg})") from None
+    if not isinstance(record, dict):
+        raise InputFileError(f"{where}: a line must be a JSON object")
+    return record
