@@ -11,10 +11,12 @@ from __future__ import annotations
 import colorsys
 import hashlib
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import InputFileError
+from .errors import InputFileError, OutputError
 from .files import atomic_file, check_replaceable_folder, staging_directory, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 from .webis import to_webis
@@ -140,26 +142,64 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
     return path
 
 
-def check_segment_line(record: dict[str, Any], where: str) -> None:
-    """Refuse a ``segments.jsonl`` line whose known fields have the wrong JSON type, so later
-    stages (filter, dedup, Binoculars) fail with the line's place instead of deep inside."""
-    for key in ("url", "text", "main_text"):
-        value = record.get(key)
-        if value is not None and not isinstance(value, str):
-            raise InputFileError(f"{where}: {key!r} must be a string, not {value!r}")
-    stats = record.get("stats")
-    if stats is not None and not isinstance(stats, dict):
-        raise InputFileError(f"{where}: 'stats' must be a JSON object, not {stats!r}")
-    reasons = record.get("reasons")
-    if reasons is not None and not (isinstance(reasons, list)
-                                    and all(isinstance(r, str) for r in reasons)):
-        raise InputFileError(f"{where}: 'reasons' must be a list of strings, not {reasons!r}")
+SEGMENT_LINE_TYPES: dict[str, tuple[type, str]] = {
+    "url": (str, "a string"),
+    "text": (str, "a string"),
+    "main_text": (str, "a string"),
+    "kept": (bool, "true or false"),
+    "stats": (dict, "a JSON object"),
+    "reasons": (list, "a list of strings"),
+}
+"""The ``segments.jsonl`` fields later stages read, with the JSON type each must have."""
+
+
+def check_segment_line(record: dict[str, Any], where: str,
+                       required: Iterable[str] = ("text",)) -> None:
+    """Refuse a ``segments.jsonl`` line that lacks a ``required`` field or whose known fields
+    have the wrong JSON type (``null`` included), so later stages (filter, dedup, Binoculars)
+    fail with the line's place instead of taking a missing text as empty or a ``"false"`` as
+    kept."""
+    for key, (kind, expected) in SEGMENT_LINE_TYPES.items():
+        if key in record and not isinstance(record[key], kind):
+            raise InputFileError(f"{where}: {key!r} must be {expected}, "
+                                 f"not {short_repr(record[key])}")
+    if not all(isinstance(reason, str) for reason in record.get("reasons", ())):
+        raise InputFileError(f"{where}: 'reasons' must be a list of strings, "
+                             f"not {short_repr(record['reasons'])}")
+    for key in required:
+        if key not in record:
+            raise InputFileError(f"{where}: missing field {key!r}")
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters: an error line stays one short line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def check_replaceable_output(out_dir: str | Path) -> None:
     """Writing replaces ``out_dir`` as a whole: only a missing or empty folder or an earlier page
-    output folder (one holding ``segmentation.json``) may go, never a user's folder of files."""
+    output folder (one holding ``segmentation.json``) may go, never a user's folder of files.
+    Its place must take a new folder too, so an impossible ``--out`` fails before the page is
+    rendered, not after."""
     check_replaceable_folder(out_dir, SEGMENTATION_FILE, "wps segment output folder")
+    _check_creatable(Path(out_dir))
+
+
+def _check_creatable(out_dir: Path) -> None:
+    """The outputs go to a staging folder beside ``out_dir``: its nearest existing ancestor must
+    be a folder that takes a new folder (tried, for ``os.access`` lets root pass anywhere, even
+    where nothing can be created, as under ``/proc``); nothing is left behind."""
+    ancestor = out_dir.absolute().parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{out_dir}: cannot create folder ({ancestor} is not a folder)")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".wps-probe-", dir=ancestor))
+    except OSError as err:
+        raise OutputError(f"{out_dir}: cannot create folder in {ancestor} "
+                          f"({err.strerror or err})") from None
 
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError
-from ..files import iter_jsonl, prepare_output_file, write_jsonl
+from ..files import prepare_output_file, write_jsonl
+from ..jsonsafe import iter_jsonl
 from ..output import check_segment_line
 from ..model import Segment
 from . import Deduplicator
@@ -30,12 +31,17 @@ class DedupSummary:
     dropped: Counter[str] = field(default_factory=Counter)
 
 
+REQUIRED_FIELDS = ("url", "text", "kept")
+"""What de-duplication reads from a line: the page, the text compared, the earlier verdict (a
+line without one must not come out kept)."""
+
+
 def _read(source: Path) -> list[dict[str, Any]]:
     records = []
     for number, record in iter_jsonl(source):
         if not isinstance(record.get("url"), str):
             raise InputFileError(f"{source}:{number}: a segment line needs a 'url'")
-        check_segment_line(record, f"{source}:{number}")
+        check_segment_line(record, f"{source}:{number}", required=REQUIRED_FIELDS)
         records.append(record)
     return records
 
@@ -44,9 +50,9 @@ def _segment(record: dict[str, Any], index: int) -> Segment:
     return Segment(
         id=str(record.get("segment_id", index)),
         polygons=[],
-        text=str(record.get("text") or ""),
-        main_text=str(record.get("main_text") or ""),
-        kept=bool(record.get("kept", True)),
+        text=record["text"],
+        main_text=record.get("main_text", ""),
+        kept=record["kept"],
         reasons=list(record.get("reasons") or []),
         stats=dict(record.get("stats") or {}),
     )

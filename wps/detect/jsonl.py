@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InputFileError
-from ..files import atomic_file, iter_jsonl, prepare_output_file
+from ..files import atomic_file, prepare_output_file
+from ..jsonsafe import iter_jsonl
 from ..output import check_segment_line
 from .binoculars import BinocularsResult, BinocularsScorer
 
@@ -25,6 +26,9 @@ __all__ = ["ScoreSummary", "check_segments_file", "score_jsonl", "segment_text",
 
 WINDOW_LINES = 256
 """Lines held in memory at once; scoring sorts by length inside a window."""
+REQUIRED_FIELDS = ("text", "kept")
+"""What scoring reads from a line: the text, and the filters' verdict (a line without one is
+not scored as if kept)."""
 
 
 @dataclass(slots=True)
@@ -37,8 +41,8 @@ class ScoreSummary:
 
 def segment_text(record: dict[str, Any]) -> str:
     """The text Binoculars should judge: the main-text part when present, else the whole segment."""
-    main_text = record.get("main_text") or ""
-    return main_text if main_text.strip() else str(record.get("text") or "")
+    main_text = record.get("main_text", "")
+    return main_text if main_text.strip() else record["text"]
 
 
 def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dict[str, Any]:
@@ -59,9 +63,9 @@ def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dic
 def _score_window(
     window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary
 ) -> None:
-    wanted = [r for r in window if r.get("kept", True) and segment_text(r).strip()]
+    wanted = [r for r in window if r["kept"] and segment_text(r).strip()]
     for record in window:
-        if not record.get("kept", True):
+        if not record["kept"]:
             record["binoculars"] = {"skipped": "not_kept"}
         elif not segment_text(record).strip():
             record["binoculars"] = {"skipped": "empty"}
@@ -86,7 +90,7 @@ def check_segments_file(source: str | Path, destination: str | Path | None = Non
     if not source.is_file():
         raise InputFileError(f"{source}: segments file does not exist")
     for number, record in iter_jsonl(source):
-        check_segment_line(record, f"{source}:{number}")
+        check_segment_line(record, f"{source}:{number}", required=REQUIRED_FIELDS)
     prepare_output_file(destination if destination is not None else source)
 
 
@@ -102,7 +106,8 @@ def score_jsonl(
     summary = ScoreSummary()
     with atomic_file(target) as writer:
         window: list[dict[str, Any]] = []
-        for _, record in iter_jsonl(source):
+        for number, record in iter_jsonl(source):
+            check_segment_line(record, f"{source}:{number}", required=REQUIRED_FIELDS)
             window.append(record)
             if len(window) >= WINDOW_LINES:
                 _flush(window, scorer, summary, writer)

@@ -3,12 +3,15 @@
 They read the statistics the text stage computes (``wps.text.stats``): token count, link and code
 shares, the largest block, the share of text in large blocks, the list/table share, and for
 segments the overlap with the page's main text. Thresholds default to the page-level values of
-the spec; segment-level values come from the ``[filters.segment]`` config section.
+the spec; segment-level values come from the ``[filters.segment]`` config section. Each rule
+names the statistics it reads in ``reads`` (a rule without one judges the text alone), so
+``wps filter`` knows which stored values a line must have.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .base import KEEP, RuleResult, TextUnit, count_tokens
 
@@ -22,6 +25,7 @@ class MainTextOverlap:
 
     min_overlap: float = 0.5
     name: str = "main_text_overlap"
+    reads: ClassVar[tuple[str, ...]] = ("main_text_overlap",)
 
     def __call__(self, unit: TextUnit) -> RuleResult:
         overlap = unit.stats.get("main_text_overlap", 0.0)
@@ -53,6 +57,7 @@ class LinkCodeShare:
 
     max_share: float = 0.20
     name: str = "link_code_share"
+    reads: ClassVar[tuple[str, ...]] = ("link_share", "code_share")
 
     def __call__(self, unit: TextUnit) -> RuleResult:
         link, code = unit.stats.get("link_share", 0.0), unit.stats.get("code_share", 0.0)
@@ -69,6 +74,7 @@ class LongBlock:
 
     min_chars: int = 250
     name: str = "long_block"
+    reads: ClassVar[tuple[str, ...]] = ("largest_block",)
 
     def __call__(self, unit: TextUnit) -> RuleResult:
         if unit.stats.get("largest_block", 0.0) <= self.min_chars:
@@ -82,6 +88,7 @@ class LargeBlockShare:
 
     min_share: float = 0.75
     name: str = "large_block_share"
+    reads: ClassVar[tuple[str, ...]] = ("large_block_share",)
 
     def __call__(self, unit: TextUnit) -> RuleResult:
         if unit.stats.get("large_block_share", 0.0) < self.min_share:
@@ -95,6 +102,7 @@ class ListTableShare:
 
     max_share: float = 0.20
     name: str = "list_table_share"
+    reads: ClassVar[tuple[str, ...]] = ("list_table_share",)
 
     def __call__(self, unit: TextUnit) -> RuleResult:
         if unit.stats.get("list_table_share", 0.0) > self.max_share:

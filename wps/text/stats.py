@@ -12,10 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..filters.base import count_tokens
+from ..filters.c4 import c4_kept_lines
 from ..model import PageCapture
 
 __all__ = ["BLOCK_TAGS", "ITEM_TAGS", "PageLayout", "build_layout", "text_statistics",
-           "SHORT_ITEM_CHARS", "LARGE_BLOCK_CHARS"]
+           "SHORT_ITEM_CHARS", "LARGE_BLOCK_CHARS", "DOM_SHARES", "DOM_COUNTS", "text_counts",
+           "c4_lines_dropped", "text_only_statistics"]
 
 BLOCK_TAGS = frozenset({
     "ADDRESS", "ARTICLE", "ASIDE", "BLOCKQUOTE", "BODY", "CAPTION", "CENTER", "DD", "DETAILS",
@@ -29,6 +32,11 @@ ITEM_TAGS = frozenset({"LI", "DT", "DD", "TD", "TH"})
 SHORT_ITEM_CHARS = 100
 """List items and table cells count for the list/table share only up to this length."""
 LARGE_BLOCK_CHARS = 200
+DOM_SHARES = ("main_text_overlap", "link_share", "code_share", "list_table_share",
+              "large_block_share")
+"""Statistics of :func:`text_statistics` that are shares of characters (in [0, 1])."""
+DOM_COUNTS = ("largest_block",)
+"""Statistics of :func:`text_statistics` that count main-text characters."""
 
 
 @dataclass(slots=True)
@@ -119,4 +127,29 @@ def text_statistics(layout: PageLayout, positions: np.ndarray, main_chars: np.nd
         item_chars = np.bincount(item_index, weights=main[in_item])
         short = item_chars[(item_chars <= SHORT_ITEM_CHARS)].sum()
         stats["list_table_share"] = float(short) / total_main
+    return stats
+
+
+def text_counts(main_text: str, text: str) -> dict[str, float]:
+    """Token (:func:`~wps.filters.base.count_tokens`) and character counts of a segment's text
+    and of its main-text part."""
+    return {
+        "tokens": float(count_tokens(text)),
+        "chars": float(len(text)),
+        "main_tokens": float(count_tokens(main_text)),
+        "main_chars": float(len(main_text)),
+    }
+
+
+def c4_lines_dropped(main_text: str) -> float:
+    """Non-blank main-text lines that C4's line rules drop (text-and-filters.md §6)."""
+    lines = [line for line in main_text.splitlines() if line.strip()]
+    return float(len(lines) - len(c4_kept_lines(main_text)[0]))
+
+
+def text_only_statistics(main_text: str, text: str) -> dict[str, float]:
+    """Every statistic that the text alone decides (no DOM needed), so ``wps filter`` recomputes
+    them instead of trusting a stored value: :func:`text_counts` and ``c4_lines_dropped``."""
+    stats = text_counts(main_text, text)
+    stats["c4_lines_dropped"] = c4_lines_dropped(main_text)
     return stats
