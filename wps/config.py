@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputFileError, UsageError
+from .jsonsafe import load_nested
 
-__all__ = ["load_config", "default_config", "merge_config"]
+__all__ = ["load_config", "default_config", "merge_config", "check_config"]
 
 _OPEN_TABLES = {("filters", "segment"), ("filters", "page")}
 """Tables whose keys are rule names: a user may configure a rule the defaults leave unset."""
@@ -34,14 +35,30 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
         return config
     path = Path(path)
     try:
-        user = tomllib.loads(path.read_text(encoding="utf-8"))
+        user = load_nested(path.read_text(encoding="utf-8"), str(path), tomllib.loads)
     except FileNotFoundError:
         raise InputFileError(f"{path}: config file not found") from None
     except (OSError, UnicodeDecodeError) as err:
         raise InputFileError(f"{path}: unreadable config file ({err})") from None
     except tomllib.TOMLDecodeError as err:
         raise InputFileError(f"{path}: invalid TOML ({err})") from None
-    return merge_config(config, user, source=str(path))
+    return check_config(merge_config(config, user, source=str(path)), source=str(path))
+
+
+def resolve_config(config: dict[str, Any] | str | Path | None,
+                   extractor: str | None = None) -> dict[str, Any]:
+    """The run's whole config, resolved once: a dict (already resolved, used as is), a TOML path
+    or ``None`` (packaged defaults); ``extractor`` overrides ``[extract] extractor``. Each step
+    then receives its own section of it.
+
+    >>> resolve_config(None, extractor="newsfeed")["extract"]["extractor"]
+    'newsfeed'
+    """
+    resolved = load_config(config) if config is None or isinstance(config, (str, Path)) \
+        else config
+    if extractor is not None:
+        resolved = {**resolved, "extract": {**resolved["extract"], "extractor": extractor}}
+    return resolved
 
 
 def merge_config(base: dict[str, Any], overlay: dict[str, Any], source: str = "config",
@@ -83,3 +100,20 @@ def _check_type(default: Any, value: Any, source: str, where: tuple[str, ...]) -
         return
     if not fits:
         raise UsageError(f"{source}: {'.'.join(where)!r} must be {expected}, not {value!r}")
+
+
+def check_config(config: dict[str, Any], source: str = "config") -> dict[str, Any]:
+    """``config`` if every stage can be built from it: the extractor exists and each
+    ``[filters.*]`` table names known rules with options of the right type. Run when the file is
+    read, so a bad file fails before any page is rendered, not after."""
+    from .filters.rules import check_rules_section
+    from .text.extract import ExtractOptions
+
+    try:
+        ExtractOptions.from_config(config.get("extract", {}))
+    except UsageError as err:
+        raise UsageError(f"{source}: extract: {err}") from None
+    for level, section in config.get("filters", {}).items():
+        if level in ("segment", "page"):
+            check_rules_section(section, f"{source}: filters.{level}")
+    return config

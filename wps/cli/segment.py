@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..jsonsafe import load_nested
 from ..pipeline import DEFAULT_SEGMENTER, PipelineOptions
 from .capture import add_capture_options, options_from_args
 
@@ -64,7 +65,7 @@ def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
         segmenter_options=parse_segmenter_options(args.option),
         capture_options=options_from_args(args),
         text=args.text,
-        config=args.config,
+        config=checked_config(args),
         extractor=args.extractor,
         noise_model=args.noise_model,
         dedup_db=args.dedup_db,
@@ -72,6 +73,20 @@ def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
     )
     options.build_segmenter()
     return options
+
+
+def checked_config(args: argparse.Namespace) -> dict[str, Any] | Path | None:
+    """The ``--config`` file read and checked once, before any page: a missing file, bad TOML,
+    an unknown setting or rule, a wrong type fails here, not after the browser rendered the
+    page. With the text step on, the resolved config goes on (no stage reads the file again);
+    with ``--no-text`` nothing uses it, but a bad file is still an error."""
+    from ..config import resolve_config
+
+    if not args.text:
+        if args.config is not None:
+            resolve_config(args.config)
+        return args.config
+    return resolve_config(args.config, args.extractor)
 
 
 def parse_segmenter_options(items: list[str]) -> dict[str, Any]:
@@ -82,7 +97,7 @@ def parse_segmenter_options(items: list[str]) -> dict[str, Any]:
         if not separator or not key.strip():
             raise UsageError(f"--option {item!r}: expected KEY=VALUE")
         try:
-            value: Any = json.loads(raw)
+            value: Any = load_nested(raw, f"--option {key.strip()}", json.loads, UsageError)
         except json.JSONDecodeError:
             value = raw
         options[key.strip().replace("-", "_")] = value
@@ -97,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json" and args.out is not None:
         raise UsageError("--format json writes to stdout only; drop --out")
     options = pipeline_options_from_args(args)
+    if args.out is not None:  # an impossible --out fails before the browser starts
+        from ..output import check_replaceable_output
+
+        check_replaceable_output(args.out)
     if args.format == "json":
         from ..capture import discard_screenshot
         from ..output import page_summary

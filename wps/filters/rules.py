@@ -7,6 +7,7 @@ keyword arguments per rule, e.g. ``[filters.segment.min_length] min_tokens = 40`
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Callable
 
 from ..errors import UsageError
@@ -17,7 +18,7 @@ from .gopher import (GopherQuality, GopherRepetition, LinesWithoutPunctuation, M
 from .non_article import (LargeBlockShare, LinkCodeShare, ListTableShare, LongBlock,
                           MainTextOverlap, MinLength)
 
-__all__ = ["RULES", "build_rule", "rules_from_config", "rule_names"]
+__all__ = ["RULES", "build_rule", "rules_from_config", "rule_names", "check_rules_section"]
 
 RULES: dict[str, Callable[..., Rule]] = {
     "main_text_overlap": MainTextOverlap,
@@ -50,15 +51,67 @@ def build_rule(name: str, **options: Any) -> Rule:
         if key not in fields or key == "name":
             allowed = sorted(k for k in fields if k != "name")
             raise UsageError(f"filter rule {name!r} has no option {key!r}; options: {allowed}")
-        if key in ("top_n_grams", "dup_n_grams"):
-            value = tuple((int(n), float(limit)) for n, limit in value)
-        arguments[key] = value
+        arguments[key] = _option_value(name, key, fields[key].default, value)
     return factory(**arguments)
+
+
+def _option_value(rule: str, key: str, default: Any, value: Any) -> Any:
+    """``value`` if it has the type of the option's default (an integer may stand for a
+    float), so a wrong type fails when the config is read, not as a TypeError on a page."""
+    if isinstance(default, tuple):  # (n, limit) pairs: top_n_grams, dup_n_grams
+        if isinstance(value, (list, tuple)) and all(
+                isinstance(pair, (list, tuple)) and len(pair) == 2 and _is_int(pair[0])
+                and _is_number(pair[1]) for pair in value):
+            return tuple((int(n), float(limit)) for n, limit in value)
+        raise UsageError(f"filter rule {rule!r}: {key!r} must be a list of [n, limit] pairs, "
+                         f"not {value!r}")
+    if isinstance(default, bool):
+        fits, expected = isinstance(value, bool), "true or false"
+    elif isinstance(default, int):
+        fits, expected = _is_int(value), "an integer"
+    elif isinstance(default, float):
+        fits, expected = _is_number(value), "a number"
+    elif isinstance(default, str):
+        fits, expected = isinstance(value, str), "a string"
+    else:
+        return value
+    if not fits:
+        raise UsageError(f"filter rule {rule!r}: {key!r} must be {expected}, not {value!r}")
+    return value
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
 
 
 def rules_from_config(section: dict[str, Any]) -> list[Rule]:
     """The enabled rules of a ``[filters.*]`` section, in the order its ``rules`` list gives."""
     names = section.get("rules", [])
-    if not isinstance(names, list):
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise UsageError(f"filters 'rules' must be a list of rule names, not {names!r}")
-    return [build_rule(name, **dict(section.get(name) or {})) for name in names]
+    return [build_rule(name, **_rule_table(section, name)) for name in names]
+
+
+def _rule_table(section: dict[str, Any], name: str) -> dict[str, Any]:
+    table = section.get(name)
+    if table is not None and not isinstance(table, dict):
+        raise UsageError(f"filter rule {name!r}: settings must be a table, not {table!r}")
+    return dict(table or {})
+
+
+def check_rules_section(section: dict[str, Any], where: str) -> None:
+    """Refuse a ``[filters.*]`` table a page would fail on: a listed or configured rule that
+    does not exist, an option it does not take or of the wrong type. Tables of rules that are
+    not listed are checked too (a typo there would otherwise be silently ignored)."""
+    try:
+        rules_from_config(section)
+        for name in sorted(section.keys() - {"rules"}):
+            build_rule(name)  # an unknown rule's name is the error, not its table
+            build_rule(name, **_rule_table(section, name))
+    except UsageError as err:
+        raise UsageError(f"{where}: {err}") from None
