@@ -11,7 +11,7 @@ from wps.cli import main
 def test_segment_to_directory_writes_the_text_report_like_the_cli(webis_page, tmp_path):
     result = wps.segment_to_directory(webis_page, tmp_path / "api", segmenter="baseline")
     report = json.loads((tmp_path / "api" / "main-text.json").read_text(encoding="utf-8"))
-    assert report == json.loads(json.dumps(result.text.to_json()))
+    assert report == json.loads(json.dumps(result.main_text_report()))
     assert main(["segment", str(webis_page), "--out", str(tmp_path / "cli"),
                  "--segmenter", "baseline"]) == 0
     api_files = sorted(p.name for p in (tmp_path / "api").iterdir())
@@ -82,8 +82,26 @@ def test_text_report_counts_segments_dropped_by_dedup(webis_page, tmp_path):
     database = tmp_path / "site.sqlite3"
     first = wps.segment(tmp_path / "000000", dedup_db=database)
     second = wps.segment(tmp_path / "000009", dedup_db=database)
-    assert first.text.counts["kept"] == sum(s.kept for s in first.segmentation.segments) > 0
+    assert first.counts["kept"] == sum(s.kept for s in first.segmentation.segments) > 0
     kept = sum(s.kept for s in second.segmentation.segments)
-    assert kept == 0 and second.text.counts["kept"] == kept
-    assert second.text.counts["total"] == len(second.segmentation.segments)
-    assert second.text.counts["dropped_dup_chunk_share"] > 0
+    assert kept == 0 and second.counts["kept"] == kept
+    assert second.counts["total"] == len(second.segmentation.segments)
+    assert second.counts["dropped_dup_chunk_share"] > 0
+
+
+def test_dedup_step_takes_the_config_dedup_table(webis_page, tmp_path):
+    """``--config`` with a ``[dedup]`` table and ``--dedup-db``: the pipeline's dedup step uses
+    the table (it was built with the defaults, so only ``wps dedup`` honoured it)."""
+    import shutil
+
+    for page_id in ("000000", "000009"):
+        shutil.copytree(webis_page, tmp_path / page_id)
+    lenient = tmp_path / "lenient.toml"
+    lenient.write_text("[dedup]\nmax_chunk_share = 1.0\nsimhash = false\nminhash = false\n",
+                       encoding="utf-8")
+    database = tmp_path / "site.sqlite3"
+    first = wps.segment(tmp_path / "000000", dedup_db=database, config=lenient)
+    second = wps.segment(tmp_path / "000009", dedup_db=database, config=lenient)
+    assert second.counts["kept"] == first.counts["kept"] > 0
+    assert not any(reason.startswith(("dup_", "near_duplicate"))
+                   for segment in second.segmentation.segments for reason in segment.reasons)

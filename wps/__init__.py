@@ -6,15 +6,18 @@ is in :mod:`wps.model`.
 
 from .errors import WpsError
 from .model import Node, PageCapture, Segment, Segmentation
-from .pipeline import PageResult, segment, segment_to_directory
+from .pipeline import PageResult, PipelineOptions, segment, segment_to_directory
 from .segmenters import build_segmenter, segmenter_names
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Browser",
+    "CaptureOptions",
     "Node",
     "PageCapture",
     "PageResult",
+    "PipelineOptions",
     "Segment",
     "Segmentation",
     "WpsError",
@@ -23,3 +26,13 @@ __all__ = [
     "segment_to_directory",
     "segmenter_names",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``wps.Browser`` and ``wps.CaptureOptions`` load the capture package on first use, so
+    ``import wps`` stays light for users who only evaluate or filter."""
+    if name in ("Browser", "CaptureOptions"):
+        from . import capture
+
+        return getattr(capture, name)
+    raise AttributeError(f"module 'wps' has no attribute {name!r}")

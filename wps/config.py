@@ -16,7 +16,7 @@ from typing import Any
 from .errors import InputFileError, UsageError
 from .jsonsafe import load_nested
 
-__all__ = ["load_config", "default_config", "merge_config", "check_config"]
+__all__ = ["load_config", "default_config", "merge_config", "check_config", "resolve_config"]
 
 _OPEN_TABLES = {("filters", "segment"), ("filters", "page")}
 """Tables whose keys are rule names: a user may configure a rule the defaults leave unset."""

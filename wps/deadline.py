@@ -25,7 +25,14 @@ _CURRENT: ContextVar[Deadline | None] = ContextVar("wps_page_deadline", default=
 
 @dataclass(slots=True)
 class Deadline:
-    """``seconds`` from ``started`` (``time.monotonic``) for the page named ``what``."""
+    """``seconds`` from ``started`` (``time.monotonic``) for the page named ``what``.
+
+    >>> deadline = Deadline(0.0, what="page.html")
+    >>> deadline.expired()
+    True
+    >>> str(deadline.error("segmentation"))
+    'page.html: page did not finish within the 0 s timeout (during segmentation)'
+    """
 
     seconds: float
     what: str = "page"

@@ -1,7 +1,9 @@
-"""The page pipeline as explicit steps: capture → segment → (text → filter → dedup) → output.
+"""The page pipeline: capture → segment → main text → noise tail → filters → dedup → output.
 
-Each step is one function call in :func:`segment`, so a later stage is inserted with one line;
-:func:`segment_to_directory` adds the output step (``wps segment --out`` and ``wps batch``).
+:class:`PipelineOptions` says which steps run; :func:`build_steps` turns it into the ordered list
+of :mod:`wps.steps` (one ``run(page)`` shape each), which :func:`segment`, ``wps batch`` and the
+benchmarks all run. :func:`segment_to_directory` adds the output (``wps segment --out``), and one
+page deadline covers it all.
 
 Example
 -------
@@ -12,7 +14,8 @@ Example
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +26,11 @@ from .segmenters import Segmenter, build_segmenter
 
 if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this module light
     from .capture import Browser, CaptureOptions
+    from .steps import PipelineStep
 
 DEFAULT_SEGMENTER = "dom-cohesion"
+RESULT_NEUTRAL_CAPTURE_FIELDS = ("timeout_s", "max_renderer_mb", "chromium_path")
+"""Capture options that bound or locate the work but do not change what a page gives."""
 
 
 @dataclass(slots=True)
@@ -80,6 +86,21 @@ class PipelineOptions:
 
         return (self.capture_options or CaptureOptions()).timeout_s
 
+    def output_key(self) -> str:
+        """A short hash of every option that changes a page's outputs (``wps batch`` redoes a
+        page when it differs). Derived from all fields, so a new option is covered without a
+        list to keep up; left out are only limits and locations that do not change results:
+        the timeout, the renderer memory limit, the Chromium binary, where the dedup state is."""
+        import hashlib
+        import json
+
+        values = asdict(self)
+        for limit in RESULT_NEUTRAL_CAPTURE_FIELDS:
+            (values["capture_options"] or {}).pop(limit, None)
+        values["dedup_db"] = self.dedup_db is not None
+        text = json.dumps(values, sort_keys=True, default=str)
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
     def build_segmenter(self) -> Segmenter:
         """The configured segmenter; options it does not take are a :class:`UsageError`."""
         try:
@@ -98,6 +119,17 @@ class PageResult:
     """Where :func:`segment_to_directory` wrote the outputs (``None`` for :func:`segment`)."""
     text: Any = None
     """The text step's :class:`~wps.text.stage.TextStageResult` (``None`` with ``text=False``)."""
+
+    @property
+    def counts(self) -> Counter[str]:
+        """Kept / dropped segments and the drop reasons, after every step (0 when absent)."""
+        from .filters.base import count_outcomes
+
+        return count_outcomes(self.segmentation.segments)
+
+    def main_text_report(self) -> dict[str, Any] | None:
+        """``main-text.json``: the text step's page report with the final counts."""
+        return None if self.text is None else self.text.to_json(self.segmentation.segments)
 
 
 def load_capture(
@@ -165,59 +197,53 @@ def _deadline(source: str | Path | PageCapture, options: PipelineOptions,
 
 def _checked(options: PipelineOptions) -> PipelineOptions:
     """Fail fast, before any capture, on what would fail after it: the segmenter and its
-    options, the config file (read once here)."""
+    options, the config file (resolved once here; steps get its sections)."""
     options.build_segmenter()
-    if options.text and not isinstance(options.config, dict):
-        from .text.stage import resolve_config
+    if (options.text or options.dedup_db is not None) and not isinstance(options.config, dict):
+        from .config import resolve_config
 
         options = replace(options, config=resolve_config(options.config, options.extractor))
     return options
 
 
+def build_steps(options: PipelineOptions) -> list[PipelineStep]:
+    """The ordered steps after capture that ``options`` ask for; each gets its config section.
+
+    segmentation → main text → noise tail → filters → dedup: segmentation after main-text
+    extraction (text-and-filters.md §1), tails cut before the filters judge the texts, and
+    de-duplication last, against earlier pages' kept segments.
+    """
+    from .config import resolve_config
+    from .steps import DedupStep, FilterStep, MainTextStep, NoiseTailStep, SegmentStep
+
+    config = resolve_config(options.config, options.extractor)
+    steps: list[PipelineStep] = [SegmentStep(options.build_segmenter())]
+    if options.text:
+        steps.append(MainTextStep(config["extract"], config["text"]))
+    if options.noise_model is not None:
+        steps.append(NoiseTailStep(options.noise_model))
+    if options.text:
+        steps.append(FilterStep(config["filters"], config["extract"]))
+    if options.dedup_db is not None:
+        steps.append(DedupStep(config["dedup"], options.dedup_db))
+    return steps
+
+
 def _segment_within(source: str | Path | PageCapture, options: PipelineOptions,
                     browser: Browser | None, deadline: Deadline) -> PageResult:
-    """:func:`segment`'s steps, all within ``deadline`` (capture bounds itself; the CPU steps
-    are interrupted when they overrun)."""
-    segmenter_instance = options.build_segmenter()
+    """Capture, then the steps, all within ``deadline`` (capture bounds itself; the steps are
+    interrupted when they overrun)."""
+    from .steps import PageState, run_steps
+
+    steps = build_steps(options)
     with deadline.active():
         deadline.enter("capture")
         capture = load_capture(source, capture_options=options.capture_options,
                                browser=browser, deadline=deadline)
         with deadline.enforced():
-            return _process_capture(capture, options, segmenter_instance, deadline)
-
-
-def _process_capture(capture: PageCapture, options: PipelineOptions, segmenter_instance: Segmenter,
-                     deadline: Deadline) -> PageResult:
-    deadline.enter("segmentation")
-    segmentation = segmenter_instance.segment(capture)
-    text_result = None
-    if options.text:  # main text onto segments (text-and-filters.md §1)
-        from .text.stage import map_main_text
-
-        deadline.enter("main text")
-        text_result = map_main_text(capture, segmentation, options.config, options.extractor)
-    if options.noise_model is not None:  # after text mapping, before the filters
-        from .noise import NoiseTailCutter
-
-        deadline.enter("noise tail")
-        NoiseTailCutter(options.noise_model).process(segmentation.segments)
-    if text_result is not None:  # filter rules (§2, §3): kept / reasons on every segment
-        from .text.stage import filter_segments
-
-        deadline.enter("filters")
-        filter_segments(capture, segmentation, text_result)
-    if options.dedup_db is not None:  # after the filters: against earlier pages of the site
-        deadline.enter("dedup")
-        from .dedup import Deduplicator
-
-        with Deduplicator(options.dedup_db) as deduplicator:
-            deduplicator.process(capture.url, segmentation.segments)
-        if text_result is not None:  # the report counts what dedup dropped too
-            from .filters.base import count_outcomes
-
-            text_result.counts = count_outcomes(segmentation.segments)
-    return PageResult(capture, segmentation, text=text_result)
+            page = run_steps(steps, PageState(capture), deadline)
+    assert page.segmentation is not None
+    return PageResult(capture, page.segmentation, text=page.text)
 
 
 def segment_to_directory(
@@ -247,7 +273,7 @@ def segment_to_directory(
             deadline.enter("output")
             write_page_outputs(
                 result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
-                main_text=result.text.to_json() if result.text is not None else None)
+                main_text=result.main_text_report())
     except BaseException:
         if rendered_screenshot is not None and not isinstance(source, PageCapture):
             from .capture import discard_screenshot

@@ -76,10 +76,9 @@ def test_main_text_reaches_only_the_article_segment(rendered) -> None:
     config = load_config()
     counts = apply_rules(segmentation.segments, rules_from_config(config["filters"]["segment"]))
     assert [s.id for s in segmentation.segments if s.kept] == ["main"]
-    from wps.text.stage import filter_segments, map_main_text
+    from wps.steps import run_text_steps
 
-    staged = map_main_text(capture, segmentation, config)
-    filter_segments(capture, segmentation, staged)
+    staged = run_text_steps(capture, segmentation, config)
     assert by_id["main"].stats["c4_lines_dropped"] == 1.0  # the heading has no final stop
     assert staged.kept_text == kept_main_text(capture, segmentation, staged.report)
     assert "no_main_text" in by_id["nav"].reasons and counts["kept"] == 1
@@ -118,7 +117,7 @@ def test_link_list_page_is_not_an_article(page_server, text_browser) -> None:
 
 
 def test_page_link_share_is_judged_again_with_favor_precision(rendered) -> None:
-    from wps.text.stage import run_text_stage
+    from wps.steps import run_text_steps
 
     # Any link text drops the page under max_share = 0; the article has one linked word.
     linked = {"filters": {"page": {"rules": ["link_code_share"],
@@ -131,13 +130,13 @@ def test_page_link_share_is_judged_again_with_favor_precision(rendered) -> None:
         if node.is_text and node.text == "budget":
             node.inside = node.inside | {"link"}
     config = merge_config(load_config(), {**linked, "extract": {"favor_recall": True}})
-    result = run_text_stage(rendered_with_link,
+    result = run_text_steps(rendered_with_link,
                             segments_by_element(rendered_with_link, ["nav", "main"]), config)
     assert result.page_retry == "favor_precision"  # judged again before discarding
     assert result.page_reasons == ["link_share"]  # still links: the retry's own verdict
     assert result.to_json()["page_retry"] == "favor_precision"
 
     precise = merge_config(load_config(), {**linked, "extract": {"favor_precision": True}})
-    again = run_text_stage(rendered_with_link,
+    again = run_text_steps(rendered_with_link,
                            segments_by_element(rendered_with_link, ["nav", "main"]), precise)
     assert again.page_retry is None and again.page_reasons == ["link_share"]

@@ -197,15 +197,16 @@ class PagePrediction:
 
 def predict_page(capture: PageCapture, segmenter: Any, config: dict[str, Any]) -> PagePrediction:
     """Segment, map onto main text, filter; the kept main text in reading order."""
-    from ..text.stage import run_text_stage
+    from ..filters.base import count_outcomes
+    from ..steps import run_text_steps
 
     segmentation = segmenter.segment(capture)
     started = time.perf_counter()
-    result = run_text_stage(capture, segmentation, config)
+    result = run_text_steps(capture, segmentation, config)
     seconds = time.perf_counter() - started
     kept = sum(segment.kept for segment in segmentation.segments)
     return PagePrediction(result.kept_text, seconds, len(segmentation.segments), kept,
-                          result.counts, result.report.main_text.text)
+                          count_outcomes(segmentation.segments), result.report.main_text.text)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

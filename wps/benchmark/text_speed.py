@@ -1,11 +1,12 @@
-"""Speed of the text step (extraction, alignment + statistics, filters) on cached captures."""
+"""Speed of the steps after segmentation (main text, filters, and any later step), on cached
+captures: the same :func:`wps.pipeline.build_steps` list users run, timed step by step."""
 
 from __future__ import annotations
 
 import copy
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,55 +17,49 @@ __all__ = ["TextTimings", "time_text_stage"]
 
 @dataclass(slots=True)
 class TextTimings:
-    """Per-page medians over repeats, in milliseconds, one entry per page."""
+    """Per-page medians over repeats, in milliseconds: one list per step name."""
 
-    extract_ms: list[float]
-    map_ms: list[float]
-    filter_ms: list[float]
+    steps: dict[str, list[float]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, float]:
-        total = [a + b + c for a, b, c in zip(self.extract_ms, self.map_ms, self.filter_ms)]
-        return {
-            "pages": len(total),
-            "median_extract_ms": round(statistics.median(self.extract_ms), 2),
-            "median_map_ms": round(statistics.median(self.map_ms), 2),
-            "median_filter_ms": round(statistics.median(self.filter_ms), 2),
-            "median_total_ms": round(statistics.median(total), 2),
-            "p90_total_ms": round(sorted(total)[int(0.9 * (len(total) - 1))], 2),
-        }
+        totals = [sum(values) for values in zip(*self.steps.values())]
+        summary: dict[str, float] = {"pages": len(totals)}
+        for name, values in self.steps.items():
+            summary[f"median_{name.replace(' ', '_')}_ms"] = round(statistics.median(values), 2)
+        summary["median_total_ms"] = round(statistics.median(totals), 2)
+        summary["p90_total_ms"] = round(sorted(totals)[int(0.9 * (len(totals) - 1))], 2)
+        return summary
 
 
 def time_text_stage(capture_dirs: list[Path], config: dict[str, Any], segmenter_name: str,
                     repeats: int = 3) -> TextTimings:
-    """Segment each capture once (untimed), then time the text step ``repeats`` times."""
-    from ..filters import apply_rules, rules_from_config
-    from ..segmenters import build_segmenter
-    from ..text.annotate import annotate_segments, kept_main_text
-    from ..text.extract import ExtractOptions, extract_main_text
+    """Segment each capture once (untimed), then time every later step ``repeats`` times."""
+    from ..pipeline import PipelineOptions, build_steps
+    from ..steps import PageState
 
-    segmenter = build_segmenter(segmenter_name)
-    options = ExtractOptions.from_config(config["extract"])
-    rules = rules_from_config(config["filters"]["segment"])
-    add_unsegmented = bool(config.get("text", {}).get("add_unsegmented", False))
-    extract_main_text("<html><body><p>warm up</p></body></html>", None, options)
-    timings = TextTimings([], [], [])
+    segment_step, *steps = build_steps(PipelineOptions(segmenter=segmenter_name, config=config))
+    _warm_up()
+    timings = TextTimings({step.name: [] for step in steps})
     for directory in capture_dirs:
         capture = PageCapture.load(directory)
-        segmentation = segmenter.segment(capture)
-        runs: list[tuple[float, float, float]] = []
+        segmented = PageState(capture)
+        segment_step.run(segmented)
+        runs: list[list[float]] = []
         for _ in range(repeats):
-            fresh = copy.deepcopy(segmentation)
-            start = time.perf_counter()
-            main_text = extract_main_text(capture.html, capture.url, options)
-            extracted = time.perf_counter()
-            report = annotate_segments(capture, fresh, options, main_text=main_text,
-                                       add_unsegmented=add_unsegmented)
-            mapped = time.perf_counter()
-            apply_rules(fresh.segments, rules)
-            kept_main_text(capture, fresh, report)
-            done = time.perf_counter()
-            runs.append((extracted - start, mapped - extracted, done - mapped))
-        timings.extract_ms.append(1000 * statistics.median(r[0] for r in runs))
-        timings.map_ms.append(1000 * statistics.median(r[1] for r in runs))
-        timings.filter_ms.append(1000 * statistics.median(r[2] for r in runs))
+            page = PageState(capture, copy.deepcopy(segmented.segmentation))
+            run = []
+            for step in steps:
+                start = time.perf_counter()
+                step.run(page)
+                run.append(time.perf_counter() - start)
+            runs.append(run)
+        for index, step in enumerate(steps):
+            timings.steps[step.name].append(1000 * statistics.median(r[index] for r in runs))
     return timings
+
+
+def _warm_up() -> None:
+    """Import and first-call costs (trafilatura's) are not per-page costs."""
+    from ..text.extract import ExtractOptions, extract_main_text
+
+    extract_main_text("<html><body><p>warm up</p></body></html>", None, ExtractOptions())

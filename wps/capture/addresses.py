@@ -72,6 +72,11 @@ def host_address(host: str) -> IPAddress | None:
     percent-escapes, full-width digits). Raises ``ValueError`` for a host that is invalid in a
     URL (``256.1.1.1``, ``1.2.3.4.5``, ``[zz]``, forbidden characters): a browser would not
     load it, so it must not be taken for a name either.
+
+    >>> host_address("0x7f000001"), host_address("[::ffff:127.0.0.1]")
+    (IPv4Address('127.0.0.1'), IPv6Address('::ffff:7f00:1'))
+    >>> host_address("example.org") is None
+    True
     """
     return _parse_host(host)[1]
 

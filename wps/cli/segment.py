@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             if options.keep_only:
                 summary["segments"] = [s for s in summary["segments"] if s["kept"]]
             if result.text is not None:
-                summary["main_text"] = result.text.to_json()
+                summary["main_text"] = result.main_text_report()
             json.dump(summary, sys.stdout, ensure_ascii=False)
             sys.stdout.write("\n")
             sys.stdout.flush()
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     if result.text is not None:  # main-text.json holds the page-level text report
-        print(f"{result.capture.url}: {result.text.counts['kept']} segments kept, "
+        print(f"{result.capture.url}: {result.counts['kept']} segments kept, "
               f"{len(result.text.report.unaligned)} main-text blocks not found on the page",
               file=sys.stderr)
     return 0

@@ -20,7 +20,6 @@ removed when the next run starts, unless that process still runs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
@@ -98,7 +97,7 @@ def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) ->
     out = Path(out_dir)
     done_dir = out / DONE_FOLDER
     pipeline = _checked_pipeline(options.pipeline)
-    done_as = {"segmenter": pipeline.segmenter, "options": _output_options_key(pipeline)}
+    done_as = {"segmenter": pipeline.segmenter, "options": pipeline.output_key()}
     prepare_output_folder(out)
     prepare_output_folder(done_dir)
     for folder in (out, done_dir):  # what a killed run left
@@ -137,12 +136,10 @@ def _checked_pipeline(pipeline: PipelineOptions) -> PipelineOptions:
     capture_options = pipeline.capture_options or CaptureOptions()
     find_chromium(capture_options.chromium_path)
     pipeline.build_segmenter()
-    config = pipeline.config
-    if pipeline.text:
-        from ..text.stage import resolve_config
+    from ..config import resolve_config
 
-        config = resolve_config(pipeline.config, pipeline.extractor)
-    return replace(pipeline, capture_options=capture_options, config=config)
+    return replace(pipeline, capture_options=capture_options,
+                   config=resolve_config(pipeline.config, pipeline.extractor))
 
 
 def _results(tasks: list[PageTask], workers: int) -> Iterator[PageOutcome]:
@@ -265,17 +262,6 @@ def _overdue(task: PageTask, seconds: float) -> PageOutcome:
 def _died(task: PageTask) -> PageOutcome:
     return PageOutcome(task.source, task.out_dir, False, 0.0, "WorkerDied",
                       f"{task.source}: worker process died while rendering the page", 1)
-
-
-def _output_options_key(pipeline: PipelineOptions) -> str:
-    """A short hash of the options that change a page's outputs, so a rerun with another config,
-    segmenter option or filter setting redoes the pages. Rendering timeouts and the dedup state's
-    location are left out: changing them should not redo finished pages."""
-    fields = {"segmenter_options": pipeline.segmenter_options, "text": pipeline.text,
-              "config": pipeline.config, "extractor": pipeline.extractor,
-              "noise_model": pipeline.noise_model, "keep_only": pipeline.keep_only}
-    text = json.dumps(fields, sort_keys=True, default=str)
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
 def _is_done(marker: Path, done_as: dict[str, str]) -> bool:

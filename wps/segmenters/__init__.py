@@ -59,6 +59,11 @@ def _discover() -> None:
 
 
 def segmenter_names() -> list[str]:
+    """The registered names, sorted (what ``--segmenter`` accepts).
+
+    >>> "dom-cohesion" in segmenter_names()
+    True
+    """
     _discover()
     return sorted(_REGISTRY)
 

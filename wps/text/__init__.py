@@ -3,8 +3,8 @@ and the pipeline's text step (main text, then the filter rules)."""
 
 from .annotate import TextReport, annotate_segments, kept_main_text
 from .extract import ExtractOptions, MainBlock, MainText, extract_main_text
-from .stage import TextStageResult, filter_segments, map_main_text, run_text_stage
+from .stage import TextStageResult, filter_segments, map_main_text
 
 __all__ = ["TextReport", "annotate_segments", "kept_main_text", "ExtractOptions", "MainBlock",
            "MainText", "extract_main_text", "TextStageResult", "filter_segments",
-           "map_main_text", "run_text_stage"]
+           "map_main_text"]

@@ -1,0 +1,161 @@
+"""The page steps after capture, all of one shape: ``step.run(page)``.
+
+As in datatrove's ``PipelineStep``, every stage is one class with one ``run`` signature and the
+pipeline is an ordered list of steps (:func:`wps.pipeline.build_steps`), which ``wps.segment``,
+``wps batch`` and the benchmarks all run. A step reads what earlier steps left on the
+:class:`PageState` and adds its own part; it receives only its own config section, and never
+reaches into another step. Adding a stage is one class here and one line in ``build_steps``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .model import PageCapture, Segmentation
+
+if TYPE_CHECKING:
+    from .segmenters import Segmenter
+    from .text.stage import TextStageResult
+
+__all__ = ["PageState", "PipelineStep", "SegmentStep", "MainTextStep", "NoiseTailStep",
+           "FilterStep", "DedupStep", "run_steps", "run_text_steps"]
+
+
+@dataclass(slots=True)
+class PageState:
+    """One page on its way through the steps; each step fills its part."""
+
+    capture: PageCapture
+    segmentation: Segmentation | None = None
+    text: TextStageResult | None = None
+    """The main-text step's page report (``None`` without that step)."""
+
+    @property
+    def segments(self) -> list:
+        assert self.segmentation is not None, "the segment step runs first"
+        return self.segmentation.segments
+
+
+class PipelineStep:
+    """One stage of the page pipeline. ``name`` is what timings and timeout messages call it."""
+
+    name: ClassVar[str] = "step"
+
+    def run(self, page: PageState) -> None:
+        raise NotImplementedError
+
+
+class SegmentStep(PipelineStep):
+    """Split the page into segments with a registered segmenter."""
+
+    name = "segmentation"
+
+    def __init__(self, segmenter: Segmenter) -> None:
+        self.segmenter = segmenter
+
+    def run(self, page: PageState) -> None:
+        page.segmentation = self.segmenter.segment(page.capture)
+
+
+class MainTextStep(PipelineStep):
+    """Extract the page's main text and give each segment its part and statistics
+    (text-and-filters.md §1): segmentation happens after main-text extraction."""
+
+    name = "main text"
+
+    def __init__(self, extract: dict[str, Any], text: dict[str, Any]) -> None:
+        from .text.extract import ExtractOptions
+
+        self.options = ExtractOptions.from_config(extract)
+        self.add_unsegmented = bool(text.get("add_unsegmented", False))
+
+    def run(self, page: PageState) -> None:
+        from .text.stage import map_main_text
+
+        assert page.segmentation is not None, "the segment step runs first"
+        page.text = map_main_text(page.capture, page.segmentation, self.options,
+                                  add_unsegmented=self.add_unsegmented)
+
+
+class NoiseTailStep(PipelineStep):
+    """Cut boilerplate tails off segment texts with a ``wps train-noise`` model (before the
+    filters judge the texts)."""
+
+    name = "noise tail"
+
+    def __init__(self, model: str | Path) -> None:
+        from .noise import NoiseTailCutter
+
+        self.cutter = NoiseTailCutter(model)
+
+    def run(self, page: PageState) -> None:
+        self.cutter.process(page.segments)
+
+
+class FilterStep(PipelineStep):
+    """Mark every segment kept or dropped by the segment rules and judge the page by the page
+    rules (text-and-filters.md §2, §3); ``extract`` is needed for the favor_precision retry."""
+
+    name = "filters"
+
+    def __init__(self, filters: dict[str, Any], extract: dict[str, Any]) -> None:
+        from .filters import rules_from_config
+        from .text.extract import ExtractOptions
+
+        self.segment_rules = rules_from_config(filters["segment"])
+        self.page_rules = rules_from_config(filters["page"])
+        self.options = ExtractOptions.from_config(extract)
+
+    def run(self, page: PageState) -> None:
+        from .text.stage import filter_segments
+
+        assert page.segmentation is not None and page.text is not None, \
+            "the main-text step runs first"
+        filter_segments(page.capture, page.segmentation, page.text, self.segment_rules,
+                        self.page_rules, self.options)
+
+
+class DedupStep(PipelineStep):
+    """Mark segments repeated from earlier pages of the same site (text-and-filters.md §4), with
+    the ``[dedup]`` settings of the run's config."""
+
+    name = "dedup"
+
+    def __init__(self, dedup: dict[str, Any], db: str | Path) -> None:
+        from .dedup import DedupSettings
+
+        self.settings = DedupSettings.from_config(dedup)
+        self.db = db
+
+    def run(self, page: PageState) -> None:
+        from .dedup import Deduplicator
+
+        with Deduplicator(self.db, self.settings) as deduplicator:
+            deduplicator.process(page.capture.url, page.segments)
+
+
+def run_text_steps(capture: PageCapture, segmentation: Segmentation,
+                   config: dict[str, Any] | str | Path | None = None,
+                   extractor: str | None = None) -> TextStageResult:
+    """The main-text and filter steps a pipeline built from ``config`` runs, on one given
+    segmentation (the article benchmark and tests, which segment by other means)."""
+    from .config import resolve_config
+
+    config = resolve_config(config, extractor)
+    page = PageState(capture, segmentation)
+    run_steps([MainTextStep(config["extract"], config["text"]),
+               FilterStep(config["filters"], config["extract"])], page)
+    assert page.text is not None
+    return page.text
+
+
+def run_steps(steps: list[PipelineStep], page: PageState, deadline: Any = None) -> PageState:
+    """Run ``steps`` in order on ``page``; ``deadline`` (a :class:`wps.deadline.Deadline`) is
+    told which step runs, for its timeout message, and checked between steps."""
+    for step in steps:
+        if deadline is not None:
+            deadline.enter(step.name)
+        step.run(page)
+    return page
