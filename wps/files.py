@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from .errors import InputFileError, OutputError, UsageError
+from .jsonsafe import iter_jsonl  # the depth-safe reader, under its usual name
 
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
            "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder",
@@ -403,31 +404,3 @@ def read_text(path: str | Path, what: str) -> str:
         raise InputFileError(f"{path}: unreadable {what} (not UTF-8 text)") from None
     except OSError as err:
         raise InputFileError(f"{path}: unreadable {what} ({_reason(err)})") from None
-
-
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for every non-blank line of a JSONL file, read as a stream.
-
-    Errors name the file and line: missing file, not UTF-8, not JSON, not a JSON object.
-    """
-    path = Path(path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise InputFileError(f"{path}:{number}: not a JSON line ({err.msg})") from None
-                if not isinstance(record, dict):
-                    raise InputFileError(f"{path}:{number}: a line must be a JSON object")
-                yield number, record
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a folder, expected a JSONL file") from None
-    except UnicodeDecodeError as err:
-        raise InputFileError(f"{path}: not UTF-8 text ({err.reason})") from None
-    except OSError as err:
-        raise InputFileError(f"{path}: unreadable ({_reason(err)})") from None

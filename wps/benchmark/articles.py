@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import InputFileError
+from ..jsonsafe import load_nested
 from ..files import check_output_folder, write_text_atomic
 from ..model import PageCapture
 
@@ -104,7 +105,7 @@ def load_benchmark(data: str | Path) -> tuple[dict[str, dict[str, Any]], dict[st
     data = Path(data)
     truth_path = data / "ground-truth.json"
     try:
-        truth = json.loads(truth_path.read_text(encoding="utf-8"))
+        truth = load_nested(truth_path.read_text(encoding="utf-8"), str(truth_path), json.loads)
     except FileNotFoundError:
         raise InputFileError(f"{data}: no ground-truth.json (not a benchmark folder)") from None
     except (OSError, json.JSONDecodeError) as err:

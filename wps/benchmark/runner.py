@@ -197,8 +197,11 @@ def _evaluate(segmentation: Segmentation, ground_truth: Path,
 def _ground_truth_size(ground_truth: Path) -> tuple[int, int]:
     import json
 
-    with open(ground_truth, encoding="utf-8") as handle:
-        data = json.load(handle)
+    from ..errors import DatasetError
+    from ..jsonsafe import load_nested
+
+    data = load_nested(Path(ground_truth).read_text(encoding="utf-8"), str(ground_truth),
+                       json.loads, DatasetError)
     return int(data["width"]), int(data["height"])
 
 

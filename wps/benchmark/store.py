@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError
+from ..jsonsafe import load_nested
 
 __all__ = ["PageResult", "ResultStore", "OWN", "BASELINE_SUBSTITUTE", "MISSING"]
 
@@ -99,7 +100,8 @@ class ResultStore:
             if not line.strip():
                 continue
             try:
-                record = PageResult.from_json(json.loads(line))
+                record = PageResult.from_json(
+                    load_nested(line, f"{self.path}:{number}", json.loads))
             except (ValueError, KeyError, TypeError) as err:
                 raise InputFileError(f"{self.path}: line {number}: corrupt result record ({err})"
                                      ) from None

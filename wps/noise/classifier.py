@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import InputFileError, MissingDependencyError, ModelError, UsageError
+from ..jsonsafe import load_nested
 
 __all__ = ["NoiseClassifier", "TrainingReport", "load_labelled_jsonl", "NOISE_MODEL_FORMAT"]
 
@@ -200,7 +201,8 @@ class NoiseClassifier:
 
         directory = Path(directory)
         try:
-            metadata = json.loads((directory / "metadata.json").read_text(encoding="utf-8"))
+            metadata = load_nested((directory / "metadata.json").read_text(encoding="utf-8"),
+                                   f"{directory}/metadata.json", json.loads, ModelError)
         except (OSError, ValueError) as err:  # ValueError: not JSON or not UTF-8
             raise ModelError(f"{directory}: not a noise model folder ({_reason(err)})") from None
         if not isinstance(metadata, dict):

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import IO, Iterator
 
 from ..capture import Browser, CaptureOptions, find_chromium
-from ..errors import PageTimeoutError, UsageError
+from ..errors import PageTimeoutError, UsageError, WpsError
+from ..jsonsafe import load_nested
 from ..files import prepare_output_folder, remove_stale_staging, write_text_atomic
 from ..pipeline import PipelineOptions
 from .sources import source_key
@@ -267,8 +268,8 @@ def _died(task: PageTask) -> PageOutcome:
 def _is_done(marker: Path, done_as: dict[str, str]) -> bool:
     """A page is done if its marker exists and names the same segmenter and output options."""
     try:
-        record = json.loads(marker.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = load_nested(marker.read_text(encoding="utf-8"), str(marker), json.loads)
+    except (OSError, ValueError, WpsError):  # unreadable or odd marker: do the page again
         return False
     return isinstance(record, dict) and all(record.get(k) == v for k, v in done_as.items())
 

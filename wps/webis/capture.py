@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..errors import DatasetError
+from ..jsonsafe import load_nested
 from ..model import CONTEXT_TAGS, TEXT_TAG, Node, PageCapture
 from .nodes import read_node_rows, read_node_texts
 
@@ -92,8 +93,8 @@ def _page_size(page_dir: Path, rows: list) -> tuple[int, int]:
         path = page_dir / name
         if path.exists():
             try:
-                with open(path, encoding="utf-8") as handle:
-                    data = json.load(handle)
+                data = load_nested(path.read_text(encoding="utf-8"), str(path), json.loads,
+                                   DatasetError)
                 return int(data["width"]), int(data["height"])
             except (OSError, ValueError, KeyError, TypeError) as err:
                 raise DatasetError(f"{path}: unreadable page size ({err})") from None
