@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from ..model import Box, PageCapture
+from ..text.normalise import clean_piece
 
 __all__ = ["HIDDEN_VISIBILITY", "INLINE_TAGS", "box_area", "clip_box", "enclosing_block",
            "intersect_boxes", "reading_text", "shown", "union_box"]
@@ -60,12 +61,13 @@ def reading_text(page: PageCapture, node_ids: list[int]) -> str:
     previous_block: int | None = None
     for node_id in node_ids:
         node = page.nodes[node_id]
-        if not node.is_text or not node.text.strip():
+        piece = clean_piece(node.text) if node.is_text else ""
+        if not piece:
             continue
         block = enclosing_block(page, node_id)
         if pieces:
             pieces.append(" " if block == previous_block else "\n")
-        pieces.append(" ".join(node.text.split()))
+        pieces.append(piece)
         previous_block = block
     return "".join(pieces)
 

@@ -16,6 +16,7 @@ from ..filters.base import count_tokens
 from ..model import PageCapture, Segment, Segmentation
 from .extract import ExtractOptions, MainBlock, MainText, extract_main_text
 from .mapping import Alignment, align_main_text, build_text_stream
+from .normalise import clean_piece
 from .stats import PageLayout, build_layout, text_statistics
 
 __all__ = ["TextReport", "PageText", "annotate_segments", "page_text", "kept_main_text"]
@@ -158,7 +159,7 @@ def kept_main_text(capture: PageCapture, segmentation: Segmentation,
 def page_text(alignment: Alignment) -> PageText:
     stream = alignment.stream
     count = len(stream.node_ids)
-    full = np.fromiter((len(" ".join(text.split())) for text in stream.texts), dtype=np.int64,
+    full = np.fromiter((len(clean_piece(text)) for text in stream.texts), dtype=np.int64,
                        count=count)
     main = np.zeros(count, dtype=np.int64)
     position_of = {int(node_id): position for position, node_id in enumerate(stream.node_ids)}
@@ -167,7 +168,7 @@ def page_text(alignment: Alignment) -> PageText:
         position = position_of[node_id]
         text = stream.texts[position]
         spans[position] = node_spans
-        main[position] = sum(len(" ".join(text[s:e].split())) for s, e, _ in node_spans)
+        main[position] = sum(len(clean_piece(text[s:e])) for s, e, _ in node_spans)
     match_of_char = np.full(len(stream.compact), -1, dtype=np.int64)
     for index, match in enumerate(alignment.matches):
         if match.match != "none":
@@ -212,7 +213,7 @@ def assemble_text(capture: PageCapture, report: TextReport, positions: np.ndarra
         else:
             spans = [(0, len(text), int(page.first_compact[position]))]
         for start, end, compact in spans:
-            piece = " ".join(text[start:end].split())
+            piece = clean_piece(text[start:end])
             if not piece:
                 continue
             if previous is not None:
