@@ -117,6 +117,8 @@ class PageCapture:
     """True when the page is taller than the screenshot cap."""
     scroll_truncated: bool = False
     """True when the lazy-loading scroll pass stopped at its step or time bound."""
+    incomplete: bool = False
+    """True when the page never finished loading and what had rendered by then was captured."""
     timings: dict[str, float] = field(default_factory=dict)
     source: str = "browser"
     """``"browser"`` for a fresh render, ``"webis"`` for a Webis-WebSeg-20 page folder."""
@@ -179,6 +181,7 @@ class PageCapture:
                 "screenshot": screenshot_name,
                 "screenshot_truncated": self.screenshot_truncated,
                 "scroll_truncated": self.scroll_truncated,
+                "incomplete": self.incomplete,
                 "timings": self.timings,
                 "source": self.source,
                 "nodes": [node.to_json() for node in self.nodes],
@@ -229,6 +232,7 @@ class PageCapture:
             screenshot=screenshot,
             screenshot_truncated=bool(meta.get("screenshot_truncated")),
             scroll_truncated=bool(meta.get("scroll_truncated")),
+            incomplete=bool(meta.get("incomplete")),
             timings=dict(meta.get("timings") or {}),
             source=meta.get("source", "browser"),
         )

@@ -129,7 +129,10 @@ class PageResult:
 
     def main_text_report(self) -> dict[str, Any] | None:
         """``main-text.json``: the text step's page report with the final counts."""
-        return None if self.text is None else self.text.to_json(self.segmentation.segments)
+        if self.text is None:
+            return None
+        return {**self.text.to_json(self.segmentation.segments),
+                "incomplete": self.capture.incomplete}
 
 
 def load_capture(

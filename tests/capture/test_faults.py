@@ -130,7 +130,7 @@ def test_page_that_never_finishes_loading(page_server, browser, quick):
     url = page_server.url("/stalled")
     started = time.monotonic()
     with pytest.raises(PageTimeoutError) as caught:
-        browser.capture(url, quick(timeout_s=1.5))
+        browser.capture(url, quick(timeout_s=1.5, allow_incomplete=False))
     assert time.monotonic() - started < 6
     assert_one_line(caught.value, url, "1.5 s")
 

@@ -426,12 +426,11 @@ async def _render(
 ) -> PageCapture:
     """Navigate, settle, scroll, walk and screenshot (to ``screenshot``, if given) one page."""
     timings: dict[str, float] = {}
-    remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
     mark = time.perf_counter()
-    response = await page.goto(source.navigate_url, wait_until="load", timeout=remaining_ms)
+    response, incomplete = await _navigate(page, source, options, deadline)
     timings["navigate_s"] = time.perf_counter() - mark
     check_response(source, response)
-    body = await _document_body(source, response)
+    body = None if incomplete else await _document_body(source, response)  # may never end
     if body is not None:
         check_body(source.url, body)
     if hook is not None:
@@ -465,9 +464,31 @@ async def _render(
         screenshot=screenshot,
         screenshot_truncated=full_height > options.max_height,
         scroll_truncated=scroll_truncated,
+        incomplete=incomplete,
         timings={name: round(value, 4) for name, value in timings.items()},
         source="browser",
     )
+
+
+async def _navigate(page: Any, source: PageSource, options: CaptureOptions,
+                    deadline: float) -> tuple[Any, bool]:
+    """Open the page and wait for ``load`` within ``options.load_share`` of the time left.
+
+    A page that never finishes loading (a stalled subresource, a stream that never ends) is
+    kept as it rendered by then and marked incomplete, unless ``allow_incomplete`` is off.
+    """
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
+    if not options.allow_incomplete:
+        return await page.goto(source.navigate_url, wait_until="load", timeout=remaining_ms), False
+    response = await page.goto(source.navigate_url, wait_until="commit", timeout=remaining_ms)
+    load_ms = max(1.0, (deadline - time.perf_counter()) * 1000 * options.load_share)
+    try:
+        await page.wait_for_load_state("load", timeout=load_ms)
+    except PlaywrightTimeout:
+        return response, True
+    return response, False
 
 
 async def _document_body(source: PageSource, response: Any) -> bytes | None:

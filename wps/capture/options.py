@@ -46,6 +46,12 @@ class CaptureOptions:
     stylesheets and fonts). Local pages never reach the network."""
     frames: str = "same-origin"
     """Which iframes are loaded and captured: ``same-origin``, ``all`` or ``none``."""
+    allow_incomplete: bool = True
+    """A page whose ``load`` event never comes is captured as it rendered, marked
+    ``incomplete`` (off: such a page is a timeout error)."""
+    load_share: float = 0.6
+    """Share of the page's time that waiting for ``load`` may take; the rest is for the walk,
+    the screenshot and the later steps."""
     max_renderer_mb: int = 2048
     """A page whose renderers hold more anonymous memory than this (MiB) is stopped."""
     chromium_path: str | None = None
@@ -60,6 +66,8 @@ class CaptureOptions:
         if self.frames not in FRAME_MODES:
             raise UsageError(f"frames must be one of {', '.join(FRAME_MODES)}, "
                              f"got {self.frames!r}")
+        if not 0 < self.load_share <= 1:
+            raise UsageError(f"load_share must be in (0, 1], got {self.load_share}")
         if self.max_renderer_mb < 64:
             raise UsageError(f"max_renderer_mb must be at least 64, got {self.max_renderer_mb}")
         if self.scroll_max_steps < 0:

@@ -37,6 +37,9 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scroll-seconds", type=float, default=5.0,
                        help="time bound of the scroll pass")
     group.add_argument("--no-screenshot", action="store_true", help="skip the screenshot")
+    group.add_argument("--strict-load", action="store_true",
+                       help="a page that never finishes loading is a timeout error (default: "
+                       "captured as it rendered, marked incomplete)")
     group.add_argument("--user-agent", default=None, help="User-Agent header")
     group.add_argument("--chromium", default=None, help="Chromium binary (else $WPS_CHROMIUM)")
     safety = parser.add_argument_group("what an untrusted page may reach (README: Security)")
@@ -79,6 +82,7 @@ def options_from_args(args: argparse.Namespace):  # -> CaptureOptions (import ke
         same_origin=args.same_origin,
         frames=args.frames,
         max_renderer_mb=args.max_renderer_mb,
+        allow_incomplete=not args.strict_load,
     )
 
 
