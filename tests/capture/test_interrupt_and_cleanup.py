@@ -17,6 +17,7 @@ import pytest
 from wps.capture import Browser, capture_page, discard_screenshot
 from wps.capture.screenshots import SCREENSHOT_PREFIX
 from wps.cli import INTERRUPTED_EXIT
+from wps.files import HOST_TAG
 
 
 def _stall(handler) -> None:
@@ -28,8 +29,11 @@ def _stall(handler) -> None:
     time.sleep(6)
 
 
-def _screenshot_folders() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob(f"{SCREENSHOT_PREFIX}*"))
+def _own_screenshot_folders() -> set[Path]:
+    """This process's screenshot folders (named ``wps-capture-<pid>-<host>-*``): other wps
+    processes on the machine make and remove theirs in the same temp folder at any time."""
+    pattern = f"{SCREENSHOT_PREFIX}{os.getpid()}-{HOST_TAG}-*"
+    return set(Path(tempfile.gettempdir()).glob(pattern))
 
 
 def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
@@ -74,12 +78,15 @@ def _renderer_started(pid: int) -> bool:
 def test_browser_close_removes_its_screenshots(page_server, quick):
     first = page_server.add_html("/lifetime-one", "<p>one</p>")
     second = page_server.add_html("/lifetime-two", "<p>two</p>")
-    before = _screenshot_folders()
+    before = _own_screenshot_folders()
     with Browser(quick()) as browser:
         shots = [browser.capture(first).screenshot, browser.capture(second).screenshot]
         assert all(shot is not None and shot.is_file() for shot in shots)
+        folders = {shot.parent.parent for shot in shots}  # <browser folder>/page-*/screenshot
+        assert len(folders) == 1 and folders <= _own_screenshot_folders() - before
     assert not any(shot.exists() for shot in shots)
-    assert _screenshot_folders() - before == set()
+    assert not any(folder.exists() for folder in folders)
+    assert _own_screenshot_folders() - before == set()
 
 
 def test_discard_screenshot_removes_one_page_inside_a_browser(page_server, browser):
