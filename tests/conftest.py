@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import threading
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable
@@ -27,6 +29,33 @@ def article_benchmark() -> Path:
 
 
 Route = Callable[[BaseHTTPRequestHandler], None] | tuple[int, str, bytes]
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that never writes into the tests' captured stderr.
+
+    A browser closing a connection early (an aborted download, a page closed while a route still
+    writes) is normal and ignored; any other error of a request thread is kept in ``errors`` and
+    printed to the process's real stderr (``sys.__stderr__``), so ``capsys`` sees only what the
+    code under test wrote.
+    """
+
+    daemon_threads = True
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.errors: list[str] = []
+        self.disconnects = 0
+        """Requests whose client went away while the server answered (not errors)."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipe, ConnectionReset/Aborted
+            self.disconnects += 1
+            return
+        self.errors.append(traceback.format_exc())
+        if sys.__stderr__ is not None:
+            print(f"test server: request from {client_address} failed:\n{self.errors[-1]}",
+                  file=sys.__stderr__, end="")
 
 
 class PageServer:
@@ -58,8 +87,7 @@ class PageServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = QuietServer(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()

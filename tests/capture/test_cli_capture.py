@@ -16,6 +16,16 @@ from wps.model import PageCapture
 FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10", "--allow-private"]
 
 
+def wps_lines(err: str, url: str) -> list[str]:
+    """The stderr lines wps wrote: its messages start with ``wps: `` or, on success, the page URL.
+
+    ``capsys`` captures the whole process's ``sys.stderr``, the test server's request threads
+    included; only wps's own lines are asserted on (the subprocess test below checks a whole
+    stderr, where nothing else writes).
+    """
+    return [line for line in err.splitlines() if line.startswith(("wps: ", f"{url}: "))]
+
+
 def test_capture_writes_a_loadable_folder(page_server, tmp_path, capsys):
     url = page_server.add_html(
         "/cli-page", "<!doctype html><title>CLI</title><body style='margin:0'>"
@@ -29,7 +39,8 @@ def test_capture_writes_a_loadable_folder(page_server, tmp_path, capsys):
     assert [node.text for node in capture.nodes if node.is_text] == ["hello cli"]
     assert capture.nodes[1].bbox == (0, 0, 200, 30)
     assert "hello cli" in (out / "dom.html").read_text(encoding="utf-8")
-    assert capsys.readouterr().err.startswith(f"{url}: 3 nodes, 1024x768 px")
+    lines = wps_lines(capsys.readouterr().err, url)
+    assert len(lines) == 1 and lines[0].startswith(f"{url}: 3 nodes, 1024x768 px")
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_capture(page_server, tmp_path, capsys):
@@ -69,8 +80,8 @@ def test_failures_print_one_line_and_leave_no_output(page_server, tmp_path, caps
         url, error = page_server.url("/cli.json"), NotHtmlError
     out = tmp_path / "capture"
     assert main(["capture", url, "--out", str(out), *FAST]) == error.exit_code
-    err = capsys.readouterr().err
-    assert err.startswith(f"wps: error: {url}: ") and err.count("\n") == 1
+    lines = wps_lines(capsys.readouterr().err, url)
+    assert len(lines) == 1 and lines[0].startswith(f"wps: error: {url}: ")
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
@@ -79,8 +90,8 @@ def test_missing_chromium_exit_code(page_server, tmp_path, capsys, monkeypatch):
     url = page_server.add_html("/cli-nobrowser", "<p>x</p>")
     out = tmp_path / "capture"
     assert main(["capture", url, "--out", str(out)]) == BrowserNotFoundError.exit_code
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "/nonexistent/chromium" in err and not out.exists()
+    lines = wps_lines(capsys.readouterr().err, url)
+    assert len(lines) == 1 and "/nonexistent/chromium" in lines[0] and not out.exists()
 
 
 def test_console_script_has_no_traceback_without_debug(page_server, tmp_path):
