@@ -143,7 +143,9 @@ def test_busy_script_hits_the_wall_clock_limit_and_browser_recovers(page_server,
     with pytest.raises(PageTimeoutError) as caught:
         browser.capture(url, quick(timeout_s=1.5))
     assert time.monotonic() - started < 12
-    assert_one_line(caught.value, url, "timeout")
+    # One cause, one message: Playwright's own timeout and the page deadline read the same.
+    assert str(caught.value) == (
+        f"{url}: page did not finish within the 1.5 s timeout (during capture)")
     healthy = browser.capture(page_server.add_html("/after-busy", "<p>fine</p>"),
                               quick(screenshot=False))
     assert healthy.nodes[-1].text == "fine"
@@ -230,6 +232,21 @@ def test_network_codes_without_a_local_reproduction(code, cause):
                                   "Call log:\n  - navigating"), 30)
     assert isinstance(error, NetworkError)
     assert str(error) == f"http://10.0.0.1/: {cause} (net::{code})"
+
+
+def test_playwright_timeout_reads_like_the_page_deadline():
+    """A Playwright call timing out and the page's wall-clock deadline are one cause: one message."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    from wps.capture.faults import translate_error
+    from wps.deadline import Deadline
+
+    url = "http://127.0.0.1:9/slow"
+    error = translate_error(url, PlaywrightTimeout("Timeout 1500ms exceeded.\nCall log:\n  - x"),
+                            1.5)
+    assert isinstance(error, PageTimeoutError)
+    assert str(error) == str(Deadline(1.5, what=url).error("capture")) == (
+        f"{url}: page did not finish within the 1.5 s timeout (during capture)")
 
 
 def test_chromium_path_must_be_an_executable(tmp_path, monkeypatch):

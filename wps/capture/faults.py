@@ -10,6 +10,7 @@ import re
 from http import HTTPStatus
 from typing import Any
 
+from ..deadline import Deadline
 from ..errors import (
     BlockedTargetError,
     CaptureError,
@@ -77,8 +78,8 @@ def translate_error(url: str, error: BaseException, timeout_s: float) -> Excepti
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     message = str(error)
-    if isinstance(error, PlaywrightTimeout):
-        return PageTimeoutError(f"{url}: page did not finish loading within {timeout_s:g} s")
+    if isinstance(error, PlaywrightTimeout):  # worded as the page deadline words it: one cause
+        return Deadline(timeout_s, what=url).error("capture")
     code = _NET_CODE.search(message)
     if code:
         fallback = "TLS certificate error" if code.group(1).startswith("ERR_CERT_") else \
