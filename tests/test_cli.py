@@ -10,9 +10,51 @@ from wps.errors import DatasetError, UnknownSegmenterError
 from wps.segmenters import build_segmenter, segmenter_names
 
 
-def test_every_command_module_registers():
+def test_every_command_module_registers(capsys):
+    """Each module of wps/cli/ with a ``register`` function adds a subcommand that ``wps`` has,
+    that ``wps --help`` lists and whose ``--help`` works; ``wps`` has no other subcommand."""
+    import argparse
+    import importlib
+    import re
+    from pathlib import Path
+
+    import wps.cli
+
+    registered: dict[str, list[str]] = {}
+    for path in sorted(Path(wps.cli.__file__).parent.glob("*.py")):
+        module = importlib.import_module(f"wps.cli.{path.stem}")
+        if path.stem.startswith("_") or not callable(getattr(module, "register", None)):
+            continue
+        probe = argparse.ArgumentParser().add_subparsers()
+        module.register(probe)
+        registered[path.stem] = sorted(probe.choices)
+    assert "capture" in registered and "segment" in registered  # the folder was read
+    missing = [name for name, commands in registered.items() if not commands]
+    assert not missing, f"modules that register no subcommand: {missing}"
+
     parser = build_parser()
     assert parser.prog == "wps"
+    commands = next(action for action in parser._actions
+                    if isinstance(action, argparse._SubParsersAction)).choices
+    expected = {command for names in registered.values() for command in names}
+    assert set(commands) == expected
+
+    try:
+        main(["--help"])
+    except SystemExit as exit_:
+        assert exit_.code == 0
+    else:
+        raise AssertionError("wps --help did not exit")
+    listed = set(re.findall(r"^    (\S+)", capsys.readouterr().out, flags=re.MULTILINE))
+    assert listed == expected
+    for command in sorted(expected):
+        try:
+            main([command, "--help"])
+        except SystemExit as exit_:
+            assert exit_.code == 0, command
+        else:
+            raise AssertionError(f"wps {command} --help did not exit")
+        assert capsys.readouterr().out.startswith(f"usage: wps {command} "), command
 
 
 def test_registry_knows_baseline_and_rejects_unknown():
