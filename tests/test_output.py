@@ -1,4 +1,4 @@
-"""segments.jsonl records, the overlay picture and atomic writing (wps.output)."""
+"""segments.jsonl records (wps.records), the overlay picture and atomic writing (wps.output)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,8 @@ import pytest
 
 from wps.files import write_jsonl
 from wps.model import Node, PageCapture, Segment, Segmentation
-from wps.output import (
-    draw_overlay,
-    page_summary,
-    segment_color,
-    segment_records,
-    write_page_outputs,
-)
+from wps.output import draw_overlay, page_summary, segment_color, write_page_outputs
+from wps.records import segment_records
 
 
 def _capture() -> PageCapture:

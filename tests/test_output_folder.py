@@ -60,7 +60,7 @@ def test_segment_refuses_to_replace_a_folder_that_is_not_its_output(webis_page, 
 
 def test_jsonl_bbox_is_float_width_and_height_without_float_noise():
     from wps.model import Node, PageCapture, Segment, Segmentation
-    from wps.output import segment_records
+    from wps.records import segment_records
 
     nodes = [Node(0, None, "BODY", "/HTML[1]/BODY[1]", (0, 0, 1366, 1169))]
     capture = PageCapture(url="https://example.org/f", width=1366, height=1169, nodes=nodes,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from wps.model import Node, PageCapture, Segmentation
-from wps.output import top_xpaths
+from wps.records import top_xpaths
 from wps.segmenters import build_segmenter
 
 LOREM = ("The committee met again on Thursday to discuss the proposal in detail, and members "

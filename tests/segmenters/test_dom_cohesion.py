@@ -10,7 +10,7 @@ import pytest
 
 from wps.errors import SegmentationError, UsageError
 from wps.model import Node, PageCapture
-from wps.output import top_xpaths
+from wps.records import top_xpaths
 from wps.segmenters import build_segmenter
 from wps.segmenters.dom_cohesion import DomCohesionSegmenter
 from wps.webis import capture_from_webis, to_webis

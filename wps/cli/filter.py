@@ -1,9 +1,11 @@
 """``wps filter SEGMENTS.jsonl``: re-apply the filter rules with another config, no re-render.
 
-Each line keeps its text, main text and statistics, so thresholds can change after the fact;
-every line gets fresh ``kept``/``reasons`` (written to ``--out``, or in place). A line is judged
-by its own text: counts are recomputed from it, and only what needs the page's DOM is taken
-from the stored ``stats``, after a type and range check.
+Each line keeps its text, main text and statistics, so thresholds can change after the fact.
+Lines are read back as segments (:mod:`wps.records`) and judged by the same rules, built and
+applied the same way, as in the pipeline's filter step; every line gets fresh ``kept``/``reasons``
+(written to ``--out``, or in place). A segment is judged by its own text: counts are recomputed
+from it, and only what needs the page's DOM is taken from the stored ``stats``, after a type and
+range check.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 from ..errors import InputFileError
-from ..files import write_jsonl
-from ..jsonsafe import iter_jsonl
-from ..output import check_segment_line, short_repr
+from ..model import Segment
+from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,48 +44,54 @@ SHARE_TOLERANCE = 1e-9
 """A stored share this far outside [0, 1] is float noise, taken as the bound."""
 
 
-def refilter_records(lines: list[tuple[str, dict]], config: dict) -> Counter[str]:
-    """Set ``kept``/``reasons`` of each ``(place, record)`` with the config's segment rules.
+def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
+    """Judge the segments of ``lines`` again by the config's segment rules, built and applied as
+    the pipeline's filter step does (:class:`wps.steps.FilterStep`).
 
-    The rules see statistics recomputed from the line's own ``text``/``main_text`` (token and
-    character counts, C4 lines) and, of the stored ``stats``, only what needs the page's DOM
-    (shares, largest block), checked first; a line is never judged by counts that contradict
+    The rules see statistics recomputed from each segment's own ``text``/``main_text`` (token
+    and character counts, C4 lines) and, of the stored ``stats``, only what needs the page's DOM
+    (shares, largest block), checked first; a segment is never judged by counts that contradict
     its text. The de-duplication reasons (``wps dedup``, ``--dedup-db``) are kept: they come
-    from the site's state, not from the line.
+    from the site's state, not from the segment.
     """
-    from ..dedup import REASON_CHUNKS, REASON_MINHASH, REASON_SIMHASH
-    from ..filters import TextUnit, evaluate_rules, rules_from_config
+    from ..filters import apply_rules, rules_from_config
+    from ..filters.base import count_outcomes
 
     rules = rules_from_config(config["filters"]["segment"])
     needed = sorted({key for rule in rules for key in getattr(rule, "reads", ())})
-    site_verdicts = (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH)  # not the rules' to undo
-    counts: Counter[str] = Counter()
-    for where, record in lines:
-        stats = line_stats(record, needed, where)
-        record["stats"].update(stats)
-        _recount(record)
-        reasons = evaluate_rules(TextUnit(record["main_text"], stats), rules)
-        reasons += [r for r in record.get("reasons", []) if r in site_verdicts]
-        record["kept"], record["reasons"] = not reasons, reasons
-        counts["kept" if not reasons else "dropped"] += 1
-        counts.update(f"dropped_{reason}" for reason in reasons)
-    return counts
+    for line in lines:
+        line.segment.stats.update(judged_stats(line, needed))
+    site_reasons = [_site_reasons(line.segment) for line in lines]
+    segments = [line.segment for line in lines]
+    apply_rules(segments, rules)
+    for segment, reasons in zip(segments, site_reasons):
+        segment.reasons += reasons
+        segment.kept = not segment.reasons
+    return count_outcomes(segments)
 
 
-def line_stats(record: dict, needed: list[str], where: str) -> dict[str, float]:
-    """The statistics a line is judged by: the text-only ones recomputed from its texts (as the
-    pipeline computes them), the DOM ones taken from ``stats`` once checked; a statistic in
-    ``needed`` (read by an enabled rule) must be there."""
+def _site_reasons(segment: Segment) -> list[str]:
+    """The segment's de-duplication reasons: verdicts of the site's state, not the rules' to
+    undo."""
+    from ..dedup import REASON_CHUNKS, REASON_MINHASH, REASON_SIMHASH
+
+    return [r for r in segment.reasons if r in (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH)]
+
+
+def judged_stats(line: SegmentLine, needed: list[str]) -> dict[str, float]:
+    """The statistics a segment is judged by: the text-only ones recomputed from its texts (as
+    the pipeline computes them), the DOM ones taken from its stored ``stats`` once checked; a
+    statistic in ``needed`` (read by an enabled rule) must be there."""
     from ..text.stats import DOM_COUNTS, DOM_SHARES, text_only_statistics
 
-    main_text, stored = record["main_text"], record["stats"]
-    stats = text_only_statistics(main_text, record["text"])
+    segment, where = line.segment, line.where
+    stats = text_only_statistics(segment.main_text, segment.text)
     for key in needed:
-        if key not in stored:
+        if key not in segment.stats:
             raise InputFileError(f"{where}: missing stats field {key!r}")
     for key in DOM_SHARES + DOM_COUNTS:
-        if key in stored:
-            stats[key] = _stored_value(stored[key], key, key in DOM_SHARES, where)
+        if key in segment.stats:
+            stats[key] = _stored_value(segment.stats[key], key, key in DOM_SHARES, where)
     if "largest_block" in stats:  # a block of the main text is no longer than the main text
         stats["largest_block"] = min(stats["largest_block"], stats["main_chars"])
     return stats
@@ -103,37 +110,14 @@ def _stored_value(value: object, key: str, share: bool, where: str) -> float:
     return min(max(float(value), 0.0), 1.0) if share else float(value)
 
 
-def _recount(record: dict) -> None:
-    """The record's own text counts (``n_chars``, ``n_words``), where it has them."""
-    if "n_chars" in record:
-        record["n_chars"] = len(record["text"])
-    if "n_words" in record:
-        record["n_words"] = len(record["text"].split())
-
-
-def read_records(path: Path) -> list[tuple[str, dict]]:
-    """``(file:line, record)`` for every line of a ``segments.jsonl`` written with the text step;
-    a line without its text, main text or stats, or with a field of the wrong type, is an
-    error naming the line."""
-    lines = []
-    for number, record in iter_jsonl(path):
-        if "stats" not in record or "main_text" not in record:
-            raise InputFileError(f"{path}: line {number}: no main_text/stats (not written by "
-                                 "wps segment with the text step)")
-        where = f"{path}:{number}"
-        check_segment_line(record, where, required=REQUIRED_FIELDS)
-        lines.append((where, record))
-    return lines
-
-
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
 
     config = load_config(args.config)
-    lines = read_records(args.segments)
-    counts = refilter_records(lines, config)
-    records = [record for _, record in lines if record["kept"] or not args.keep_only]
-    write_jsonl(records, args.out or args.segments)
+    lines = list(read_segment_lines(args.segments, REQUIRED_FIELDS))
+    counts = refilter(lines, config)
+    records = [line.record() for line in lines if line.segment.kept or not args.keep_only]
+    write_segment_records(records, args.out or args.segments)
     print(f"{args.segments}: {counts['kept']} kept, {counts['dropped']} dropped "
           f"-> {args.out or args.segments}", file=sys.stderr)
     return 0

@@ -9,7 +9,9 @@ subdomain as recorded in a :class:`~wps.dedup.store.DedupStore`:
 * ``near_duplicate_minhash``: CEDAR 2-word-shingle resemblance (frequent shingles and blocks
   under 12 tokens removed) with an earlier segment reaches 0.35, estimated by MinHash + LSH.
 
-The result depends on page order; each segment records its page's order number.
+The result depends on page order; each segment records its page's order number. The pipeline's
+dedup step and ``wps dedup`` (:mod:`wps.dedup.jsonl`, over ``segments.jsonl`` lines read back as
+segments through :mod:`wps.records`) run the same :class:`Deduplicator`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """De-duplicate an existing ``segments.jsonl`` against the site state (``wps dedup``).
 
-Lines are grouped by ``url`` and pages are processed in order of first appearance, so a file written
-by one run can be checked against pages seen in earlier runs. Each line gets ``kept``/``reasons``
-updated, ``stats["dup_chunk_share"]``, ``simhash`` and a ``dup`` object (text-and-filters.md §6:
-``cdc_dup_frac``, ``simhash``, the near-duplicate matches and the page order). The output is written
-to a temporary file and renamed, so a failed run leaves no partial file.
+Lines are read back as segments (:mod:`wps.records`; each known by its ``segment_id``) and given
+to the same :class:`~wps.dedup.Deduplicator` as the pipeline's dedup step. They are grouped by
+``url`` and pages are processed in order of first appearance, so a file written by one run can be
+checked against pages seen in earlier runs. Each line gets ``kept``/``reasons`` updated,
+``stats["dup_chunk_share"]``, ``simhash`` and a ``dup`` object (text-and-filters.md §6:
+``cdc_dup_frac``, ``simhash``, the near-duplicate matches and the page order). The output is
+written to a temporary file and renamed, so a failed run leaves no partial file.
 """
 
 from __future__ import annotations
@@ -12,13 +14,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ..errors import InputFileError
-from ..files import prepare_output_file, write_jsonl
-from ..jsonsafe import iter_jsonl
-from ..output import check_segment_line
-from ..model import Segment
+from ..files import prepare_output_file
+from ..records import SegmentLine, read_segment_lines, write_segment_records
 from . import Deduplicator
 
 __all__ = ["DedupSummary", "dedup_jsonl"]
@@ -36,50 +34,22 @@ REQUIRED_FIELDS = ("url", "text", "kept")
 line without one must not come out kept)."""
 
 
-def _read(source: Path) -> list[dict[str, Any]]:
-    records = []
-    for number, record in iter_jsonl(source):
-        if not isinstance(record.get("url"), str):
-            raise InputFileError(f"{source}:{number}: a segment line needs a 'url'")
-        check_segment_line(record, f"{source}:{number}", required=REQUIRED_FIELDS)
-        records.append(record)
-    return records
-
-
-def _segment(record: dict[str, Any], index: int) -> Segment:
-    return Segment(
-        id=str(record.get("segment_id", index)),
-        polygons=[],
-        text=record["text"],
-        main_text=record.get("main_text", ""),
-        kept=record["kept"],
-        reasons=list(record.get("reasons") or []),
-        stats=dict(record.get("stats") or {}),
-    )
-
-
 def dedup_jsonl(
     source: str | Path, deduplicator: Deduplicator, destination: str | Path | None = None
 ) -> DedupSummary:
     """Mark duplicated segments of ``source``; write to ``destination`` (default: in place)."""
     source = Path(source)
     target = Path(destination) if destination is not None else source
-    records = _read(source)
+    lines = list(read_segment_lines(source, REQUIRED_FIELDS))
     prepare_output_file(target)  # an impossible output fails before the state records the pages
-    pages: dict[str, list[int]] = {}
-    for index, record in enumerate(records):
-        pages.setdefault(record["url"], []).append(index)
-    summary = DedupSummary(pages=len(pages), segments=len(records))
-    for url, indices in pages.items():
-        segments = [_segment(records[i], i) for i in indices]
-        before = [set(segment.reasons) for segment in segments]
-        deduplicator.process(url, segments)
-        for index, segment, old in zip(indices, segments, before):
-            record = records[index]
-            record["kept"], record["reasons"] = segment.kept, segment.reasons
-            record.setdefault("stats", {})["dup_chunk_share"] = segment.stats["dup_chunk_share"]
-            record["simhash"] = segment.extra["simhash"]
-            record["dup"] = segment.extra["dup"]
-            summary.dropped.update(set(segment.reasons) - old)
-    write_jsonl(records, target)
+    pages: dict[str, list[SegmentLine]] = {}
+    for line in lines:
+        pages.setdefault(line.context.fields["url"], []).append(line)
+    summary = DedupSummary(pages=len(pages), segments=len(lines))
+    for url, page_lines in pages.items():
+        before = [set(line.segment.reasons) for line in page_lines]
+        deduplicator.process(url, [line.segment for line in page_lines])
+        for line, old in zip(page_lines, before):
+            summary.dropped.update(set(line.segment.reasons) - old)
+    write_segment_records((line.record() for line in lines), target)
     return summary

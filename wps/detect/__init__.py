@@ -1,4 +1,5 @@
-"""AI-text detection of segments: the Binoculars scorer and its ``segments.jsonl`` round trip.
+"""AI-text detection of segments: the Binoculars scorer, and scoring a ``segments.jsonl`` file
+(its lines read and written through :mod:`wps.records`).
 
 Importing this package is cheap; torch and transformers load when a scorer is built.
 """

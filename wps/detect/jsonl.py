@@ -3,26 +3,29 @@
 Each line (text-and-filters.md §6) gets a ``binoculars`` object: the score and verdict, or
 ``{"skipped": reason}`` for segments that were dropped by an earlier rule (``not_kept``), have no
 text (``empty``) or too few tokens. The text scored is the segment's ``main_text`` when it has one,
-else its ``text``. Lines are read and written in windows (sorted by token count inside a window for
-batching), and the output goes to a temporary file renamed over the target at the end, so an
-interrupted run leaves the input untouched and no partial output.
+else its ``text``. Lines are read back as segments (:mod:`wps.records`) and read, scored and written
+in windows (sorted by token count inside a window for batching); the output goes to a temporary
+file renamed over the target at the end, so an interrupted run leaves the input untouched and no
+partial output.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ..errors import InputFileError
-from ..files import atomic_file, prepare_output_file
-from ..jsonsafe import iter_jsonl
-from ..output import check_segment_line
+from ..files import prepare_output_file
+from ..model import Segment
+from ..records import SegmentLine, read_segment_lines, write_segment_records
 from .binoculars import BinocularsResult, BinocularsScorer
 
-__all__ = ["ScoreSummary", "check_segments_file", "score_jsonl", "segment_text", "binoculars_record"]
+__all__ = ["ScoreSummary", "binoculars_record", "check_segments_file", "score_jsonl",
+           "segment_text"]
 
 WINDOW_LINES = 256
 """Lines held in memory at once; scoring sorts by length inside a window."""
@@ -39,10 +42,9 @@ class ScoreSummary:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
-def segment_text(record: dict[str, Any]) -> str:
+def segment_text(segment: Segment) -> str:
     """The text Binoculars should judge: the main-text part when present, else the whole segment."""
-    main_text = record.get("main_text", "")
-    return main_text if main_text.strip() else record["text"]
+    return segment.main_text if segment.main_text.strip() else segment.text
 
 
 def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dict[str, Any]:
@@ -61,19 +63,19 @@ def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dic
 
 
 def _score_window(
-    window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary
+    window: list[Segment], scorer: BinocularsScorer, summary: ScoreSummary
 ) -> None:
-    wanted = [r for r in window if r["kept"] and segment_text(r).strip()]
-    for record in window:
-        if not record["kept"]:
-            record["binoculars"] = {"skipped": "not_kept"}
-        elif not segment_text(record).strip():
-            record["binoculars"] = {"skipped": "empty"}
-    results = scorer.score_texts([segment_text(r) for r in wanted])
-    for record, result in zip(wanted, results):
-        record["binoculars"] = binoculars_record(result, scorer)
-    for record in window:
-        outcome = record["binoculars"]
+    wanted = [s for s in window if s.kept and segment_text(s).strip()]
+    for segment in window:
+        if not segment.kept:
+            segment.extra["binoculars"] = {"skipped": "not_kept"}
+        elif not segment_text(segment).strip():
+            segment.extra["binoculars"] = {"skipped": "empty"}
+    results = scorer.score_texts([segment_text(s) for s in wanted])
+    for segment, result in zip(wanted, results):
+        segment.extra["binoculars"] = binoculars_record(result, scorer)
+    for segment in window:
+        outcome = segment.extra["binoculars"]
         if "skipped" in outcome:
             summary.skipped[outcome["skipped"]] += 1
         else:
@@ -89,8 +91,8 @@ def check_segments_file(source: str | Path, destination: str | Path | None = Non
         raise InputFileError(f"{source}: is a folder, expected a segments.jsonl file")
     if not source.is_file():
         raise InputFileError(f"{source}: segments file does not exist")
-    for number, record in iter_jsonl(source):
-        check_segment_line(record, f"{source}:{number}", required=REQUIRED_FIELDS)
+    for _ in read_segment_lines(source, REQUIRED_FIELDS):
+        pass
     prepare_output_file(destination if destination is not None else source)
 
 
@@ -104,24 +106,17 @@ def score_jsonl(
     if not source.is_file():
         raise InputFileError(f"{source}: segments file does not exist")
     summary = ScoreSummary()
-    with atomic_file(target) as writer:
-        window: list[dict[str, Any]] = []
-        for number, record in iter_jsonl(source):
-            check_segment_line(record, f"{source}:{number}", required=REQUIRED_FIELDS)
-            window.append(record)
-            if len(window) >= WINDOW_LINES:
-                _flush(window, scorer, summary, writer)
-        _flush(window, scorer, summary, writer)
+    lines = read_segment_lines(source, REQUIRED_FIELDS)
+    write_segment_records(_scored_records(lines, scorer, summary), target)
     return summary
 
 
-def _flush(
-    window: list[dict[str, Any]], scorer: BinocularsScorer, summary: ScoreSummary, writer: IO[str]
-) -> None:
-    if not window:
-        return
-    _score_window(window, scorer, summary)
-    for record in window:
-        writer.write(json.dumps(record, ensure_ascii=False) + "\n")
-    summary.lines += len(window)
-    window.clear()
+def _scored_records(
+    lines: Iterable[SegmentLine], scorer: BinocularsScorer, summary: ScoreSummary
+) -> Iterator[dict[str, Any]]:
+    """The lines with their verdicts, scored a window at a time (read, score, write)."""
+    lines = iter(lines)
+    while window := list(islice(lines, WINDOW_LINES)):
+        _score_window([line.segment for line in window], scorer, summary)
+        summary.lines += len(window)
+        yield from (line.record() for line in window)
