@@ -12,6 +12,18 @@ from typing import Callable
 import pytest
 from shared_data import ARTICLE_BENCHMARK, WEBIS_SAMPLE, require_shared
 
+BROWSER_FIXTURES = frozenset({"browser", "segment_browser", "render", "text_browser"})
+"""Fixtures that start Chromium: a test using one (directly or through another fixture) is marked
+``browser``. Tests that start it otherwise (``capture_page``, ``Browser(...)``, a ``wps
+capture/segment/batch`` subprocess on a page) carry the mark themselves."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
+
 
 @pytest.fixture(scope="session")
 def webis_sample() -> Path:
@@ -89,7 +101,8 @@ class PageServer:
 
         self.httpd = QuietServer(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
+                                       daemon=True)
         self.thread.start()
 
     def url(self, path: str) -> str:

@@ -13,6 +13,8 @@ from wps.cli import main
 from wps.errors import BrowserNotFoundError, HttpStatusError, NetworkError, NotHtmlError
 from wps.model import PageCapture
 
+pytestmark = pytest.mark.browser
+
 FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10", "--allow-private"]
 
 

@@ -19,6 +19,8 @@ from wps.capture.screenshots import SCREENSHOT_PREFIX
 from wps.cli import INTERRUPTED_EXIT
 from wps.files import HOST_TAG
 
+pytestmark = pytest.mark.browser
+
 
 def _stall(handler) -> None:
     handler.send_response(200)

@@ -50,6 +50,8 @@ def test_source_key_is_the_capture_page_id(tmp_path):
     assert source_key(str(page)) == page_id_for(page.as_uri())
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
@@ -79,6 +81,8 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
     assert webis["id"] == source_key(good[0]) and list(webis["segmentations"]) == ["baseline"]
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_batch_with_two_worker_processes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
@@ -90,6 +94,8 @@ def test_batch_with_two_worker_processes(pages, tmp_path):
     assert texts == {good[0]: ["page 0"], good[1]: ["page 1"], str(local): ["local page"]}
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_browser_restarts_every_n_pages(page_server):
     url = page_server.add_html("/restart", "<p>again</p>")
     with Browser(FAST, restart_every=2) as browser:
@@ -98,6 +104,7 @@ def test_browser_restarts_every_n_pages(page_server):
         assert browser.launches == 3  # pages 1-2, 3-4, 5
 
 
+@pytest.mark.browser
 def test_cli_batch_exit_codes_and_summary(pages, tmp_path, capsys):
     good, missing, _ = pages
     listing = tmp_path / "urls.txt"
@@ -139,6 +146,7 @@ ARTICLES = [
 ]
 
 
+@pytest.mark.browser
 def test_cli_batch_dedup_marks_boilerplate_repeated_across_pages(page_server, tmp_path):
     urls = [page_server.add_html(
         f"/site/news-{n}.html",
@@ -164,6 +172,7 @@ def test_cli_batch_dedup_marks_boilerplate_repeated_across_pages(page_server, tm
     assert (out / source_key(urls[0]) / "main-text.json").is_file()  # text report, as wps segment
 
 
+@pytest.mark.browser
 def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, capsys):
     url = page_server.add_html(
         "/options/news.html",
@@ -192,6 +201,7 @@ def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, cap
     assert "no_such_option" in capsys.readouterr().err
 
 
+@pytest.mark.browser
 @pytest.mark.slow
 def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page_server, tmp_path,
                                                                             monkeypatch):
