@@ -247,6 +247,10 @@ def test_playwright_timeout_reads_like_the_page_deadline():
     assert isinstance(error, PageTimeoutError)
     assert str(error) == str(Deadline(1.5, what=url).error("capture")) == (
         f"{url}: page did not finish within the 1.5 s timeout (during capture)")
+    page_deadline = Deadline(20, what="page.html")  # the pipeline's, named as the user named it
+    error = translate_error("file:///tmp/page.html", PlaywrightTimeout("Timeout"), page_deadline)
+    assert str(error) == str(page_deadline.error("capture")) == (
+        "page.html: page did not finish within the 20 s timeout (during capture)")
 
 
 def test_chromium_path_must_be_an_executable(tmp_path, monkeypatch):

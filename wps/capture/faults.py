@@ -73,13 +73,19 @@ def first_line(message: str) -> str:
     return message.strip()
 
 
-def translate_error(url: str, error: BaseException, timeout_s: float) -> Exception:
-    """The wps error for a Playwright error raised while rendering ``url``."""
+def translate_error(url: str, error: BaseException, timeout: float | Deadline) -> Exception:
+    """The wps error for a Playwright error raised while rendering ``url``.
+
+    A Playwright timeout is the page running out of time, worded as the page's deadline words it
+    (one cause, one message): pass that :class:`~wps.deadline.Deadline` as ``timeout`` to name the
+    page and limit exactly as it does, or the limit in seconds.
+    """
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     message = str(error)
-    if isinstance(error, PlaywrightTimeout):  # worded as the page deadline words it: one cause
-        return Deadline(timeout_s, what=url).error("capture")
+    if isinstance(error, PlaywrightTimeout):
+        deadline = timeout if isinstance(timeout, Deadline) else Deadline(timeout, what=url)
+        return deadline.error("capture")
     code = _NET_CODE.search(message)
     if code:
         fallback = "TLS certificate error" if code.group(1).startswith("ERR_CERT_") else \
