@@ -212,9 +212,9 @@ def _checked(options: PipelineOptions) -> PipelineOptions:
 def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     """The ordered steps after capture that ``options`` ask for; each gets its config section.
 
-    segmentation → main text → noise tail → filters → dedup: segmentation after main-text
-    extraction (text-and-filters.md §1), tails cut before the filters judge the texts, and
-    de-duplication last, against earlier pages' kept segments.
+    segmentation → main text → noise tail → filters → prose decision → dedup: segmentation after
+    main-text extraction (text-and-filters.md §1), tails cut before the filters judge the texts,
+    and de-duplication last, against earlier pages' kept segments.
     """
     from .config import resolve_config
     from .steps import DedupStep, FilterStep, MainTextStep, NoiseTailStep, SegmentStep
@@ -227,6 +227,10 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
         steps.append(NoiseTailStep(options.noise_model))
     if options.text:
         steps.append(FilterStep(config["filters"], config["extract"]))
+        if config["decide"]["enabled"]:
+            from .decide import DecideStep
+
+            steps.append(DecideStep(config["decide"]))
     if options.dedup_db is not None:
         steps.append(DedupStep(config["dedup"], options.dedup_db))
     return steps

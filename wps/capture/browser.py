@@ -320,7 +320,7 @@ class Browser:
             unreachable = [item for item in proxy.failed if _same_host(item.target, source.url)]
             if unreachable:  # an https page: the browser only saw a failed tunnel
                 raise NetworkError(f"{source.url}: {unreachable[0].reason}") from None
-            raise translate_error(source.url, err, options.timeout_s) from None
+            raise translate_error(source.url, err, page_deadline) from None
         finally:
             try:
                 if context is not None:

@@ -1,0 +1,112 @@
+#!/usr/bin/env python
+"""Choose the prose decision's sentence-share threshold by cross-validation; report held-out figures.
+
+Usage: .venv/bin/python scripts/tune_prose_decision.py --data ../shared/nonarticle-dev \
+    --captures out/nonarticle/before-decision --out out/prose-decision [--folds 5] \
+    [--report eval/results/prose-decision.md]
+
+The captures come from scripts/benchmark_nonarticle.py (its --out folder). Every step before the
+decision runs with the packaged defaults; the data set's check.py scores the outputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from wps.config import resolve_config
+from wps.decide.step import DecisionRules
+from wps.decide.tuning import check, cross_validate, load_pages, write_decided
+from wps.files import write_text_atomic
+from wps.pipeline import PipelineOptions, build_steps
+
+CANDIDATES = [0.0, 0.05, 0.1, 0.15, 0.2, 0.3]
+FIGURES = (("prose strings kept", "prose_found", "prose"),
+           ("non-prose strings leaked", "leaks", "not_prose"),
+           ("kept chars on index/login/table pages", "kept_chars_nonarticle", None),
+           ("posts whole in a kept segment", "posts_whole_kept", "posts"),
+           ("segments mixing 2+ posts", "segments_mixing", "segments_forum"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--captures", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--report", type=Path, default=None)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    steps = [step for step in build_steps(PipelineOptions()) if step.name != "decision"]
+    pages = load_pages(args.data, args.captures, steps)
+    shutil.rmtree(args.out, ignore_errors=True)
+    base = DecisionRules.from_config(resolve_config(None)["decide"])
+    write_decided(pages, None, args.out / "no-decision")
+    runs = {"no decision": check(args.data, args.out / "no-decision")}
+    held_out, chosen = cross_validate(args.data, pages, base, "min_sentence_share", CANDIDATES,
+                                      args.folds, args.out)
+    runs[f"decision, held-out ({args.folds} folds)"] = held_out
+    write_decided(pages, base, args.out / "defaults")
+    runs[f"decision, packaged defaults (in-sample, {base.min_sentence_share})"] = \
+        check(args.data, args.out / "defaults")
+    table = _table(runs)
+    print(table)
+    print(f"chosen per fold: {chosen}; {time.perf_counter() - started:.0f} s")
+    if args.report:
+        write_text_atomic(args.report, _report(args, table, chosen))
+    return 0
+
+
+def _table(runs: dict[str, dict]) -> str:
+    lines = ["| run | " + " | ".join(label for label, _, _ in FIGURES) + " |",
+             "|---|" + "---|" * len(FIGURES)]
+    for name, totals in runs.items():
+        cells = [f"{totals[key]}/{totals[of]}" if of else f"{totals[key]}"
+                 for _, key, of in FIGURES]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _report(args: argparse.Namespace, table: str, chosen: list[float]) -> str:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    return f"""# Prose decision on nonarticle-dev (held-out figures)
+
+Command, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, wps {commit}:
+
+```
+.venv/bin/python scripts/tune_prose_decision.py --data {args.data} --captures {args.captures} \\
+    --out {args.out} --folds {args.folds} --report {args.report}
+```
+
+The 40 pages of `../shared/nonarticle-dev`, rendered by `scripts/benchmark_nonarticle.py`
+(captures reused), segmented by dom-cohesion, main text and filters with the packaged defaults;
+then the decision step (`wps/decide`). `check.py` of the data set scores the outputs.
+**Held-out**: pages split into {args.folds} folds stratified by page type; for each fold the
+sentence-share threshold (candidates {CANDIDATES}) is chosen on the other folds (prose recall
+minus leak rate) and applied to the fold's own pages. Chosen per fold: {chosen}. The packaged
+default is the value most folds chose; its row is in-sample and only for reference.
+
+{table}
+
+A logistic regression over 19 segment features (the same evidence plus page-level features),
+trained with the same folds, was tried first and dropped: its best held-out run kept 81/94 prose
+strings, leaked 5/267 and kept 183/317 posts (length-weighted), or 87/94, 21/267 and 287/317
+(unweighted) — the rules keep more posts at a similar leak count, with four numbers instead of
+twenty weights learnt from 40 pages. (Measured with a scratch script during development, not
+kept in the repository.)
+
+Where the remaining leaks and misses are, and why, is listed in the closing notes of the issue;
+in short: comment-section chrome written as a sentence, welcome texts of login pages, product
+descriptions that the page wraps in a `<form>`, and nested replies that the segmenter keeps in
+their parent comment (a segmentation issue).
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The per-segment prose decision: kinds, drops, rescue of prose the extractor missed, line
+trimming; on hand-built captures (each kind) and on the example forum page (Chromium)."""
+
+from __future__ import annotations
+
+import pytest
+
+import wps
+from wps.decide import DecisionRules, decide_segments
+from wps.model import Segment
+
+ARTICLE = ("The bakery on the corner has sold rye bread since 1952, and the family still bakes "
+           "every loaf by hand before dawn. Regulars say the crust is the best in town.")
+
+
+def one_segment(capture, main_text: str = "", reasons: tuple[str, ...] = ()) -> Segment:
+    from wps.segmenters.geometry import reading_text
+
+    node_ids = [node.id for node in capture.nodes]
+    segment = Segment.from_box("s", (0, 0, 1000, 200), node_ids)
+    segment.text = reading_text(capture, node_ids)
+    segment.main_text = main_text
+    segment.reasons = list(reasons)
+    segment.kept = not reasons
+    return segment
+
+
+def decided(capture, **kwargs) -> Segment:
+    segment = one_segment(capture, **kwargs)
+    decide_segments(capture, [segment], DecisionRules())
+    return segment
+
+
+def test_article_paragraph_is_kept_as_prose(make_capture):
+    segment = decided(make_capture(("BODY", [("P", [ARTICLE])])), main_text=ARTICLE)
+    assert segment.kept and segment.extra["kind"] == "prose"
+    assert segment.extra["prose_score"] > 0.9
+
+
+def test_login_form_is_dropped(make_capture):
+    capture = make_capture(("BODY", [("FORM", [
+        ("LABEL", ["Email address"]), ("INPUT", []), ("LABEL", ["Password"]), ("INPUT", []),
+        ("BUTTON", ["Log in"]), ("P", ["Forgot your password? Enter your email and we will "
+                                      "send you a link to reset it."])])]))
+    segment = decided(capture, main_text="Forgot your password?")
+    assert not segment.kept and "not_prose" in segment.reasons
+    assert segment.extra["kind"] == "form"
+
+
+def test_link_list_and_score_table_are_dropped(make_capture):
+    links = make_capture(("BODY", [("UL", [("LI", [("A", [f"Category {n}"])])
+                                          for n in range(8)])]))
+    table = make_capture(("BODY", [("TABLE", [("TR", [("TD", [f"Team {n}"]), ("TD", [str(n)]),
+                                                       ("TD", [f"{n}:{n + 1}"])])
+                                              for n in range(10)])]))
+    link_segment = decided(links, main_text="Category 1")
+    table_segment = decided(table, main_text="Team 1")
+    assert not link_segment.kept and link_segment.extra["kind"] == "link-list"
+    assert not table_segment.kept and table_segment.extra["kind"] == "table"
+
+
+def test_prose_the_extractor_missed_is_rescued(make_capture):
+    capture = make_capture(("BODY", [("DIV", [("P", [ARTICLE])])]))
+    segment = decided(capture, main_text="", reasons=("no_main_text",))
+    assert segment.kept and segment.reasons == []
+    assert segment.main_text == ARTICLE and segment.extra["main_text_rescued"] is True
+
+
+def test_spec_lines_are_cut_from_kept_prose(make_capture):
+    capture = make_capture(("BODY", [("P", [ARTICLE]), ("P", ["Gewicht: 250 g"]),
+                                     ("P", ["Artikelnummer: 8570931"])]))
+    segment = decided(capture, main_text=f"{ARTICLE}\nGewicht: 250 g\nArtikelnummer: 8570931")
+    assert segment.kept and segment.main_text == ARTICLE
+    assert segment.extra["lines_trimmed"] == 2
+
+
+def test_article_profile_turns_the_decision_off():
+    from wps.pipeline import PipelineOptions, build_steps
+
+    detector = [step.name for step in build_steps(PipelineOptions())]
+    article = [step.name for step in build_steps(PipelineOptions(config="eval/articles.toml"))]
+    assert "decision" in detector and "decision" not in article
+
+
+@pytest.mark.browser
+def test_forum_page_keeps_each_post_and_drops_the_chrome():
+    result = wps.segment("datasets/examples/forum.html")
+    kept = [s for s in result.segmentation.segments if s.kept]
+    assert len(kept) == 5 and all(s.extra["kind"] in ("post", "prose") for s in kept)
+    dropped = [s for s in result.segmentation.segments if not s.kept]
+    assert all("not_prose" in s.reasons for s in dropped)
+    assert {s.extra["kind"] for s in dropped} >= {"navigation"}
+    assert not any("Posts: 12" in s.main_text for s in kept)  # user-info line cut

@@ -1,0 +1,116 @@
+"""What a segment looks like, as numbers: the evidence the prose decision weighs.
+
+From the capture (no HTML-only extractor has it): the share of the text inside forms, links,
+lists and tables and navigation, form controls, font size against the page's body text, and
+whether the segmenter found it as one of a repeated record; from the text: how much of it is
+in real sentences (8+ words ending in punctuation; a line break ends a sentence, so list items
+and table rows are not sentences) and how many lines are ``Key: value`` fields. One pass over
+the segment's nodes and lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..model import PageCapture, Segment
+
+FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
+SENTENCE_END = (".", "!", "?", '"', "”", "“", "»", "«", "…")
+FIELD_LINE = re.compile(r"^[^.!?:]{1,40}:\s*\S.{0,40}$")
+"""A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|\n")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(slots=True)
+class SegmentFeatures:
+    words: int
+    sentence_share: float
+    """Share of the text in sentences of 8+ words that end in punctuation: prose."""
+    link_share: float
+    form_share: float
+    list_table_share: float
+    nav_share: float
+    """Share of the text inside nav, header, footer or aside elements."""
+    field_line_share: float
+    controls: int
+    rel_font_size: float
+    is_record: bool
+
+
+def segment_features(capture: PageCapture, segment: Segment,
+                     body_font_size: float) -> SegmentFeatures:
+    text = segment.text
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    facts = _node_facts(capture, segment)
+    return SegmentFeatures(
+        words=len(_WORD.findall(text)),
+        sentence_share=sentence_share(text),
+        link_share=facts["link"], form_share=facts["form"],
+        list_table_share=facts["list_table"], nav_share=facts["nav"],
+        field_line_share=(sum(1 for line in lines if FIELD_LINE.match(line)) / len(lines)
+                          if lines else 0.0),
+        controls=int(facts["controls"]),
+        rel_font_size=facts["font_size"] / body_font_size if facts["font_size"] else 1.0,
+        is_record=segment.extra.get("block_type") == "record",
+    )
+
+
+def sentence_share(text: str) -> float:
+    """Share of ``text`` in sentences of 8 words or more that end in punctuation.
+
+    >>> sentence_share("Home\\nProducts\\nThe shop opened in 1952 and has sold bread ever since.")
+    0.79
+    """
+    sentences = _SENTENCE_BREAK.split(text)
+    long = sum(len(s) for s in sentences
+               if len(s.split()) >= 8 and s.rstrip().endswith(SENTENCE_END))
+    return round(long / max(len(text), 1), 2)
+
+
+def body_font_size(capture: PageCapture) -> float:
+    """The font size most of the page's text is set in (its body text)."""
+    sizes: dict[float, int] = {}
+    for node in capture.nodes:
+        if node.is_text and node.parent is not None:
+            size = _font_size(capture, node.parent)
+            if size:
+                sizes[size] = sizes.get(size, 0) + len(node.text)
+    return max(sizes, key=sizes.__getitem__) if sizes else 16.0
+
+
+def _node_facts(capture: PageCapture, segment: Segment) -> dict[str, float]:
+    chars = link = list_table = form = nav = controls = 0
+    size_sum = 0.0
+    for node_id in segment.node_ids:
+        node = capture.nodes[node_id]
+        if node.tag in FORM_CONTROL_TAGS:
+            controls += 1
+        count = len(node.text.strip()) if node.is_text else 0
+        if not count:
+            continue
+        inside = node.inside
+        chars += count
+        link += count if "link" in inside else 0
+        list_table += count if ("list" in inside or "table" in inside) else 0
+        form += count if "form" in inside else 0
+        nav += count if inside & {"nav", "header", "footer", "aside"} else 0
+        if node.parent is not None:
+            size_sum += _font_size(capture, node.parent) * count
+    total = max(chars, 1)
+    return {"link": link / total, "list_table": list_table / total, "form": form / total,
+            "nav": nav / total, "controls": controls,
+            "font_size": size_sum / chars if chars else 0.0}
+
+
+def _font_size(capture: PageCapture, node_id: int) -> float:
+    value = capture.nodes[node_id].style.get("font-size", "")
+    try:
+        return float(value.removesuffix("px")) if value else 0.0
+    except ValueError:
+        return 0.0
+
+
+__all__ = ["SegmentFeatures", "segment_features", "sentence_share", "body_font_size",
+           "FIELD_LINE", "SENTENCE_END"]

@@ -1,0 +1,37 @@
+"""Line-level cleaning of a kept segment's main text: the lines inside a prose segment that are
+not prose (spec fields, user-info rows, "Read 664 more words", form labels).
+
+A line goes when it does not end a sentence and is a ``Key: value`` field, mostly digits, or too
+short to be a sentence. Headings go too, which is right for a detector and why the article
+profile (``eval/articles.toml``) turns this off.
+"""
+
+from __future__ import annotations
+
+from .features import FIELD_LINE, SENTENCE_END
+
+MIN_SENTENCE_WORDS = 5
+"""Forum posts often end without a full stop; a line this long still counts as prose."""
+
+
+def is_prose_line(line: str) -> bool:
+    """
+    >>> [is_prose_line(x) for x in ("Gewicht: 250 g", "Read 664 more words",
+    ...                             "Works fine, my guinea pigs love it")]
+    [False, False, True]
+    """
+    line = line.strip()
+    if line.endswith(SENTENCE_END) and len(line.split()) >= 3:
+        return True
+    if FIELD_LINE.match(line):
+        return False
+    if sum(ch.isdigit() for ch in line) > 0.3 * max(len(line), 1):
+        return False
+    return len(line.split()) >= MIN_SENTENCE_WORDS and not line.endswith(":")
+
+
+def prose_lines(text: str) -> tuple[str, int]:
+    """``text`` without its non-prose lines, and how many lines went."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    kept = [line for line in lines if is_prose_line(line)]
+    return "\n".join(kept), len(lines) - len(kept)

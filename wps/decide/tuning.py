@@ -1,0 +1,128 @@
+"""Choose the decision's thresholds by cross-validation over labelled pages, and report what
+they give on pages they were not chosen on.
+
+The pages are ``../shared/nonarticle-dev`` (labels and scorer ``check.py`` stay there). Pages
+are split into folds stratified by page type; for each fold, every candidate value is scored on
+the other folds' pages and the best one decides the fold's own pages; ``check.py`` then scores
+all folds' outputs together: held-out figures.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..model import PageCapture, Segment
+
+NO_PROSE_TYPES = ("index", "login", "table")
+"""Page types of the data set with no prose at all (check.py's "non-article" pages)."""
+from .step import DecisionRules, decide_segments
+
+
+@dataclass(slots=True)
+class DevPage:
+    name: str
+    type: str
+    capture: PageCapture
+    segments: list[Segment]
+    """The page's segments after every step before the decision."""
+
+
+def load_pages(data: Path, captures: Path, steps: list[Any]) -> list[DevPage]:
+    """Run ``steps`` on each page's saved capture (``captures/<name>/capture``, as
+    ``scripts/benchmark_nonarticle.py`` leaves them)."""
+    from ..steps import PageState, run_steps
+
+    labels = json.loads((data / "labels.json").read_text(encoding="utf-8"))
+    pages = []
+    for name in sorted(labels):
+        capture = PageCapture.load(captures / name / "capture")
+        state = run_steps(steps, PageState(capture))
+        pages.append(DevPage(name, labels[name]["type"], capture, state.segments))
+    return pages
+
+
+def folds_by_type(pages: list[DevPage], k: int) -> list[set[str]]:
+    """``k`` folds of page names, each page type spread over the folds."""
+    folds: list[set[str]] = [set() for _ in range(k)]
+    for index, page in enumerate(sorted(pages, key=lambda page: (page.type, page.name))):
+        folds[index % k].add(page.name)
+    return folds
+
+
+def write_decided(pages: Iterable[DevPage], rules: DecisionRules | None, out: Path) -> None:
+    """Decide copies of the pages' segments (``None``: no decision) and write what check.py
+    reads: ``out/<name>/segments.jsonl``."""
+    for page in pages:
+        segments = copy.deepcopy(page.segments)
+        if rules is not None:
+            decide_segments(page.capture, segments, rules)
+        folder = out / page.name
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / "segments.jsonl", "w", encoding="utf-8") as handle:
+            for segment in segments:
+                handle.write(json.dumps({"text": segment.text, "main_text": segment.main_text,
+                                         "kept": segment.kept}, ensure_ascii=False) + "\n")
+
+
+def check(data: Path, out: Path) -> dict[str, Any]:
+    """check.py's totals over the pages written to ``out``."""
+    return json.loads(_run_check(data, out).read_text(encoding="utf-8"))["total"]
+
+
+NON_ARTICLE_CHARS_UNIT = 50_000
+"""Kept characters on index, login and table pages that cost as much as all prose recall
+(about what the pipeline kept there without a decision)."""
+
+
+def objective(totals: dict[str, Any]) -> float:
+    """Prose recall, minus leak rate, minus kept characters on pages with no prose: the three
+    headline figures of the mission."""
+    recall = totals.get("prose_found", 0) / max(totals.get("prose", 0), 1)
+    leaks = totals.get("leaks", 0) / max(totals.get("not_prose", 0), 1)
+    return recall - leaks - totals.get("kept_chars_nonarticle", 0) / NON_ARTICLE_CHARS_UNIT
+
+
+def cross_validate(data: Path, pages: list[DevPage], base: DecisionRules, field: str,
+                   candidates: list[float], folds: int, work: Path) -> tuple[dict, list]:
+    """Held-out totals with ``field`` chosen per fold, and the choice of each fold."""
+    scores: dict[float, dict[str, dict[str, Any]]] = {}
+    for value in candidates:  # one decided copy of every page per candidate value
+        out = work / f"{field}-{value}"
+        write_decided(pages, replace(base, **{field: value}), out)
+        report = json.loads(_run_check(data, out).read_text(encoding="utf-8"))
+        scores[value] = report["pages"]
+    held_out = work / "held-out"
+    chosen = []
+    for fold in folds_by_type(pages, folds):
+        train = {page.name for page in pages} - fold
+        best = max(candidates, key=lambda value: objective(_sum(scores[value], train)))
+        chosen.append(best)
+        write_decided([page for page in pages if page.name in fold],
+                      replace(base, **{field: best}), held_out)
+    return check(data, held_out), chosen
+
+
+def _run_check(data: Path, out: Path) -> Path:
+    report_path = out / "check-report.json"
+    subprocess.run([sys.executable, str(data / "check.py"), str(out), "--json",
+                    str(report_path), "--quiet"], check=True, capture_output=True, text=True)
+    return report_path
+
+
+def _sum(pages: dict[str, dict[str, Any]], names: set[str]) -> dict[str, float]:
+    """check.py's per-page figures of ``names`` added up, as its totals are."""
+    totals: dict[str, float] = {"kept_chars_nonarticle": 0}
+    for name in names:
+        page = pages[name]
+        for key, value in page.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[key] = totals.get(key, 0) + value
+        if page.get("type") in NO_PROSE_TYPES:
+            totals["kept_chars_nonarticle"] += page.get("kept_chars", 0)
+    return totals
