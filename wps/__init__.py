@@ -1,7 +1,9 @@
 """wps: browser-rendered web page segmentation.
 
-capture → segment → text → filter → output; each stage is a module, the data passed between them
-is in :mod:`wps.model`.
+capture → segment → main text → filters → prose decision → dedup → output: :mod:`wps.pipeline`
+builds the ordered list of :mod:`wps.steps` (one ``run(page)`` shape each) and runs it within one
+page deadline; the data passed between them is in :mod:`wps.model`, ``segments.jsonl`` is
+:mod:`wps.records`'s.
 """
 
 from .errors import WpsError
