@@ -19,7 +19,7 @@ def test_iter_jsonl_skips_blank_lines_and_numbers_the_rest(tmp_path):
 @pytest.mark.parametrize(("content", "message"), [
     (b'{"a": 1}\n{broken\n', r"s.jsonl:2: not a JSON line"),
     (b'{"a": 1}\n[1, 2]\n', r"s.jsonl:2: a line must be a JSON object"),
-    (b'{"a": "\xff"}\n', r"s.jsonl: not UTF-8 text"),
+    (b'{"a": "\xff"}\n', r"s.jsonl: unreadable file \(not UTF-8 text\)"),
 ])
 def test_iter_jsonl_errors_name_file_and_line(tmp_path, content, message):
     path = tmp_path / "s.jsonl"

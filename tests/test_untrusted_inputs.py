@@ -18,7 +18,8 @@ import pytest
 
 from wps.cli import main
 from wps.errors import InputFileError, OutputError, SchemaError, UsageError
-from wps.jsonsafe import MAX_DEPTH, depth_bound, iter_jsonl, load_json_text, nesting_depth
+from wps.files import iter_jsonl
+from wps.jsonsafe import MAX_DEPTH, depth_bound, load_json_text, nesting_depth
 
 DEEP_JSON = ["[" * 100_000, '{"a":' * 100_000, "[" * 100_000 + "]" * 100_000,
              "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)]

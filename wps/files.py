@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from .errors import InputFileError, OutputError, UsageError
-from .jsonsafe import iter_jsonl  # the depth-safe reader, under its usual name
+from .jsonsafe import jsonl_record
 
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
            "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder",
@@ -394,8 +394,28 @@ def read_text(path: str | Path, what: str) -> str:
     """The UTF-8 text of ``path``; a missing or unreadable file is an :class:`InputFileError`
     naming ``what`` it should have been."""
     path = Path(path)
-    try:
+    with reading(path, what):
         return path.read_text(encoding="utf-8")
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file, read as a stream.
+
+    Errors name the file and line: missing file, not UTF-8, not JSON, nested too deep
+    (:mod:`wps.jsonsafe`), not a JSON object.
+    """
+    path = Path(path)
+    with reading(path, "file"), open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, jsonl_record(line, f"{path}:{number}")
+
+
+@contextmanager
+def reading(path: Path, what: str) -> Iterator[None]:
+    """Turn the OS's errors while reading ``path`` into one-line :class:`InputFileError` s."""
+    try:
+        yield
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such {what}") from None
     except IsADirectoryError:

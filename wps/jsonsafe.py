@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 from .errors import InputFileError, WpsError
 
 __all__ = ["MAX_DEPTH", "depth_bound", "nesting_depth", "load_nested", "load_json_text",
-           "iter_jsonl"]
+           "jsonl_record"]
 
 MAX_DEPTH = 100
 """Deepest nesting accepted: captures and Webis JSON need about 7 levels."""
@@ -70,29 +70,8 @@ def load_json_text(text: str, where: str, error: type[WpsError] = InputFileError
         raise error(f"{where}: not valid JSON ({err})") from None
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for every non-blank line of a JSONL file, read as a stream.
-
-    Errors name the file and line: missing file, not UTF-8, not JSON, nested too deep, not a
-    JSON object. (:func:`wps.files.iter_jsonl` without the depth bound.)
-    """
-    path = Path(path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    yield number, _jsonl_record(line, f"{path}:{number}")
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a folder, expected a JSONL file") from None
-    except UnicodeDecodeError as err:
-        raise InputFileError(f"{path}: not UTF-8 text ({err.reason})") from None
-    except OSError as err:
-        raise InputFileError(f"{path}: unreadable ({err.strerror or err})") from None
-
-
-def _jsonl_record(line: str, where: str) -> dict[str, Any]:
+def jsonl_record(line: str, where: str) -> dict[str, Any]:
+    """One JSONL line as a JSON object; ``where`` is ``file:line`` for the one-line errors."""
     try:
         record = load_nested(line, where, json.loads)
     except json.JSONDecodeError as err:

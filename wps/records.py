@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputFileError
-from .files import write_jsonl
-from .jsonsafe import iter_jsonl
+from .files import iter_jsonl, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 
 __all__ = ["RECORD_FIELDS", "SEGMENTS_FILE", "PageContext", "SegmentLine", "check_segment_line",

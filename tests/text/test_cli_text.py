@@ -14,7 +14,8 @@ def read_lines(path: Path) -> list[dict]:
 
 def test_segment_keep_only_and_refilter(webis_page: Path, tmp_path: Path, capsys) -> None:
     loose = tmp_path / "loose.toml"
-    loose.write_text('[filters.segment]\nrules = ["main_text_overlap"]\n', encoding="utf-8")
+    loose.write_text('[filters.segment]\nrules = ["main_text_overlap"]\n[decide]\nenabled = false\n',
+                     encoding="utf-8")
     out = tmp_path / "all"
     assert main(["segment", str(webis_page), "--out", str(out), "--config", str(loose)]) == 0
     records = read_lines(out / "segments.jsonl")

@@ -16,6 +16,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from ..decide.step import NOT_PROSE, RESCUABLE, TOO_LITTLE_PROSE
 from ..errors import InputFileError
 from ..model import Segment
 from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
@@ -51,8 +52,10 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
     The rules see statistics recomputed from each segment's own ``text``/``main_text`` (token
     and character counts, C4 lines) and, of the stored ``stats``, only what needs the page's DOM
     (shares, largest block), checked first; a segment is never judged by counts that contradict
-    its text. The de-duplication reasons (``wps dedup``, ``--dedup-db``) are kept: they come
-    from the site's state, not from the segment.
+    its text. The de-duplication reasons (``wps dedup``, ``--dedup-db``) and the prose
+    decision's (``not_prose``, ``too_little_prose``) are kept: they come from the site's state
+    and the page's capture, which a line does not carry; a segment the decision rescued is not
+    dropped again for missing main text.
     """
     from ..filters import apply_rules, rules_from_config
     from ..filters.base import count_outcomes
@@ -61,21 +64,24 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
     needed = sorted({key for rule in rules for key in getattr(rule, "reads", ())})
     for line in lines:
         line.segment.stats.update(judged_stats(line, needed))
-    site_reasons = [_site_reasons(line.segment) for line in lines]
+    carried = [_carried_reasons(line.segment) for line in lines]
     segments = [line.segment for line in lines]
     apply_rules(segments, rules)
-    for segment, reasons in zip(segments, site_reasons):
-        segment.reasons += reasons
+    for segment, reasons in zip(segments, carried):
+        if segment.extra.get("main_text_rescued"):
+            segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
+        segment.reasons += [r for r in reasons if r not in segment.reasons]
         segment.kept = not segment.reasons
     return count_outcomes(segments)
 
 
-def _site_reasons(segment: Segment) -> list[str]:
-    """The segment's de-duplication reasons: verdicts of the site's state, not the rules' to
-    undo."""
+def _carried_reasons(segment: Segment) -> list[str]:
+    """Verdicts the rules cannot undo: de-duplication (the site's state) and the prose decision
+    (the page's capture)."""
     from ..dedup import REASON_CHUNKS, REASON_MINHASH, REASON_SIMHASH
 
-    return [r for r in segment.reasons if r in (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH)]
+    carried = (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH, NOT_PROSE, TOO_LITTLE_PROSE)
+    return [r for r in segment.reasons if r in carried]
 
 
 def judged_stats(line: SegmentLine, needed: list[str]) -> dict[str, float]:

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from ..model import PageCapture, Segment
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
-SENTENCE_END = (".", "!", "?", '"', "”", "“", "»", "«", "…")
+SENTENCE_END = (".", "!", "?", '"', "”", "“", "»", "«", "…", "。", "！", "？", "．", "」")
 FIELD_LINE = re.compile(r"^[^.!?:]{1,40}:\s*\S.{0,40}$")
 """A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|\n")
-_WORD = re.compile(r"\w+", re.UNICODE)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])|\n")
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+"""Kana, CJK ideographs and Hangul syllables: scripts written without spaces between words."""
+CHARS_PER_UNSPACED_WORD = 2
+"""Characters of an unspaced script counted as one word (about the mean Chinese word length)."""
 
 
 @dataclass(slots=True)
@@ -45,7 +48,7 @@ def segment_features(capture: PageCapture, segment: Segment,
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     facts = _node_facts(capture, segment)
     return SegmentFeatures(
-        words=len(_WORD.findall(text)),
+        words=word_count(text),
         sentence_share=sentence_share(text),
         link_share=facts["link"], form_share=facts["form"],
         list_table_share=facts["list_table"], nav_share=facts["nav"],
@@ -65,8 +68,20 @@ def sentence_share(text: str) -> float:
     """
     sentences = _SENTENCE_BREAK.split(text)
     long = sum(len(s) for s in sentences
-               if len(s.split()) >= 8 and s.rstrip().endswith(SENTENCE_END))
+               if word_count(s) >= 8 and s.rstrip().endswith(SENTENCE_END))
     return round(long / max(len(text), 1), 2)
+
+
+def word_count(text: str) -> int:
+    """Words of ``text``: space-separated, plus those of scripts written without spaces.
+
+    >>> word_count("Crème brûlée"), word_count("這次介紹的是阿茲特克劇情")
+    (2, 6)
+    """
+    unspaced = len(_UNSPACED.findall(text))
+    if not unspaced:
+        return len(text.split())
+    return len(_UNSPACED.sub(" ", text).split()) + unspaced // CHARS_PER_UNSPACED_WORD
 
 
 def body_font_size(capture: PageCapture) -> float:
@@ -112,5 +127,5 @@ def _font_size(capture: PageCapture, node_id: int) -> float:
         return 0.0
 
 
-__all__ = ["SegmentFeatures", "segment_features", "sentence_share", "body_font_size",
-           "FIELD_LINE", "SENTENCE_END"]
+__all__ = ["SegmentFeatures", "segment_features", "sentence_share", "word_count",
+           "body_font_size", "FIELD_LINE", "SENTENCE_END"]

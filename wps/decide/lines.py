@@ -8,7 +8,7 @@ profile (``eval/articles.toml``) turns this off.
 
 from __future__ import annotations
 
-from .features import FIELD_LINE, SENTENCE_END
+from .features import FIELD_LINE, SENTENCE_END, word_count
 
 MIN_SENTENCE_WORDS = 5
 """Forum posts often end without a full stop; a line this long still counts as prose."""
@@ -21,13 +21,13 @@ def is_prose_line(line: str) -> bool:
     [False, False, True]
     """
     line = line.strip()
-    if line.endswith(SENTENCE_END) and len(line.split()) >= 3:
+    if line.endswith(SENTENCE_END) and word_count(line) >= 3:
         return True
     if FIELD_LINE.match(line):
         return False
     if sum(ch.isdigit() for ch in line) > 0.3 * max(len(line), 1):
         return False
-    return len(line.split()) >= MIN_SENTENCE_WORDS and not line.endswith(":")
+    return word_count(line) >= MIN_SENTENCE_WORDS and not line.endswith(":")
 
 
 def prose_lines(text: str) -> tuple[str, int]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..model import PageCapture, Segment
 from ..steps import PageState, PipelineStep
-from .features import SegmentFeatures, body_font_size, segment_features
+from .features import SegmentFeatures, body_font_size, segment_features, word_count
 from .kinds import segment_kind
 from .lines import prose_lines
 
@@ -90,5 +90,5 @@ def _trim(segment: Segment, min_words: int) -> None:
     segment.main_text, removed = prose_lines(segment.main_text)
     if removed:
         segment.extra["lines_trimmed"] = removed
-    if len(segment.main_text.split()) < min_words:
+    if word_count(segment.main_text) < min_words:
         _drop(segment, TOO_LITTLE_PROSE)
