@@ -1,4 +1,5 @@
-"""The page pipeline: capture → segment → main text → noise tail → filters → dedup → output.
+"""The page pipeline: capture → segment → main text → noise tail → filters → prose decision → dedup
+→ output.
 
 :class:`PipelineOptions` says which steps run; :func:`build_steps` turns it into the ordered list
 of :mod:`wps.steps` (one ``run(page)`` shape each), which :func:`segment`, ``wps batch`` and the
