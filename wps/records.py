@@ -29,7 +29,7 @@ SEGMENTS_FILE = "segments.jsonl"
 BBOX_DECIMALS = 2
 """``bbox`` values are CSS pixels: hundredths are all the precision there is."""
 PLACE_FIELDS = ("doc_id", "url", "page_id", "segment_id", "id", "order", "segmenter", "parent",
-                "bbox", "polygon", "node_ids", "xpaths")
+                "bbox", "polygon", "node_ids", "xpaths", "incomplete")
 """Where the segment is: the page gives these, no later stage changes them."""
 TEXT_FIELDS = ("text", "n_chars", "n_words", "main_text", "kept", "reasons", "stats")
 """What the text stages say of the segment; later stages judge and change these."""
@@ -96,6 +96,7 @@ def page_context(capture: PageCapture, segmentation: Segmentation, segment: Segm
         "polygon": segment.polygons,
         "node_ids": list(segment.node_ids),
         "xpaths": top_xpaths(capture, segment.node_ids),
+        "incomplete": capture.incomplete,  # the page never finished loading: what rendered
     })
 
 

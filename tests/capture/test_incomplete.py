@@ -52,3 +52,5 @@ def test_incomplete_page_reaches_the_page_report(page_server, browser, quick, tm
                                       capture_options=quick(timeout_s=6.0), browser=browser)
     report = json.loads((tmp_path / "out" / "main-text.json").read_text(encoding="utf-8"))
     assert result.capture.incomplete and report["incomplete"] is True
+    lines = (tmp_path / "out" / "segments.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines and all(json.loads(line)["incomplete"] is True for line in lines)
