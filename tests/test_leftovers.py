@@ -276,15 +276,21 @@ def test_batch_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
     assert all((out / source_key(source) / "segmentation.json").is_file() for source in sources)
 
 
-@pytest.mark.browser
-@pytest.mark.slow
-def test_batch_terminated_stops_its_workers_and_cleans_up(place, tmp_path):
+def _two_workers_rendering(place, tmp_path):
+    """A two-worker batch started on slow pages, once both workers are rendering."""
     temp, page = place
     listing, _ = _batch_list(tmp_path, page)
     out = tmp_path / "out"
     process = _start(["batch", str(listing), "--out", str(out), "--no-progress",
                       "--workers", "2", *SLOW_RENDER], temp)
     _wait_rendering(process, temp, count=2)
+    return process, temp, out
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_batch_terminated_stops_its_workers_and_cleans_up(place, tmp_path):
+    process, temp, out = _two_workers_rendering(place, tmp_path)
     process.terminate()
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == TERMINATED_EXIT, stderr
@@ -295,12 +301,7 @@ def test_batch_terminated_stops_its_workers_and_cleans_up(place, tmp_path):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_batch_workers_clean_up_when_their_parent_is_killed(place, tmp_path):
-    temp, page = place
-    listing, _ = _batch_list(tmp_path, page)
-    out = tmp_path / "out"
-    process = _start(["batch", str(listing), "--out", str(out), "--no-progress",
-                      "--workers", "2", *SLOW_RENDER], temp)
-    _wait_rendering(process, temp, count=2)
+    process, temp, out = _two_workers_rendering(place, tmp_path)
     process.kill()
     process.communicate(timeout=60)
     # The workers notice their parent is gone and unwind: their folders go without a rerun.
