@@ -12,12 +12,11 @@ from typing import Iterable
 
 import numpy as np
 
-from ..filters.base import count_tokens
 from ..model import PageCapture, Segment, Segmentation
 from .extract import ExtractOptions, MainBlock, MainText, extract_main_text
 from .mapping import Alignment, align_main_text, build_text_stream
 from .normalise import clean_piece
-from .stats import PageLayout, build_layout, text_statistics
+from .stats import PageLayout, build_layout, text_counts, text_statistics
 
 __all__ = ["TextReport", "PageText", "annotate_segments", "page_text", "kept_main_text"]
 
@@ -244,12 +243,7 @@ def _unit_stats(report: TextReport, positions: np.ndarray, main_text: str,
                 full_text: str) -> dict[str, float]:
     page = report.node_text
     stats = text_statistics(report.layout, positions, page.main_chars, page.full_chars)
-    stats.update({
-        "tokens": float(count_tokens(full_text)),
-        "chars": float(len(full_text)),
-        "main_tokens": float(count_tokens(main_text)),
-        "main_chars": float(len(main_text)),
-    })
+    stats.update(text_counts(main_text, full_text))
     return stats
 
 

@@ -53,12 +53,10 @@ def filter_segments(capture: PageCapture, segmentation: Segmentation, result: Te
                     options: ExtractOptions) -> TextStageResult:
     """Mark every segment kept or dropped (segment rules); judge the page (page rules)."""
     from ..filters import TextUnit, apply_rules, evaluate_rules
-    from ..filters.c4 import c4_kept_lines
+    from .stats import c4_lines_dropped
 
     for segment in segmentation.segments:  # spec §6: C4 no-punct lines, whether or not it drops
-        lines = [line for line in segment.main_text.splitlines() if line.strip()]
-        segment.stats["c4_lines_dropped"] = float(len(lines) - len(c4_kept_lines(
-            segment.main_text)[0]))
+        segment.stats["c4_lines_dropped"] = c4_lines_dropped(segment.main_text)
     apply_rules(segmentation.segments, segment_rules)
     report = result.report
     result.page_reasons = evaluate_rules(TextUnit(report.main_text.text, report.page_stats),
