@@ -36,7 +36,7 @@ from ..errors import (
 )
 from ..model import PageCapture
 from .dom import MAX_FRAMES, DomWalk, serialize_with_shadow_roots, walk_dom
-from .faults import RendererCrash, check_body, check_response, translate_error
+from .faults import RendererCrash, check_response, translate_error
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
 from .processes import find_browser_pid, kill, kill_browser, marker_flag, renderer_memory
@@ -46,7 +46,7 @@ from .screenshots import (  # discard_screenshot: kept importable from here
     discard_screenshot,  # noqa: F401
 )
 from .scroll import expand_scroll_container, lazy_scroll
-from .sources import PageSource, page_id_for, resolve_source
+from .sources import PageSource, check_body, page_id_for, resolve_source
 
 LAUNCH_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -337,8 +337,9 @@ class Browser:
         while True:
             await asyncio.sleep(_MEMORY_POLL_S)
             usage = renderer_memory(self._browser_pid)
-            if sum(usage.values()) > limit_bytes:
-                self._memory_exceeded = sum(usage.values())
+            held = sum(usage.values())
+            if held > limit_bytes:
+                self._memory_exceeded = held
                 kill(list(usage))
                 return
 
@@ -404,14 +405,16 @@ def _policy_route(policy: RequestPolicy, page: Any) -> Callable[[Any], Awaitable
 
 
 def _same_host(target: str, url: str) -> bool:
-    """Is the proxy's refused ``target`` (``host:port`` or a URL) the host of ``url``?"""
-    from urllib.parse import urlsplit
+    """Is the proxy's refused ``target`` (``host:port`` or a URL) the host of ``url``? Both are
+    read as the proxy and the address guard read them."""
+    from .addresses import split_host_port, split_url
 
-    host = (urlsplit(url).hostname or "").lower()
-    target = target.lower()
-    if "://" in target:
-        target = urlsplit(target).netloc
-    return bool(host) and target.rsplit(":", 1)[0].strip("[]") == host.strip("[]")
+    host = split_url(url)[1].lower()
+    try:
+        other = split_url(target)[1] if "://" in target else split_host_port(target)[0]
+    except ValueError:  # a target with a bad port names no host we could have asked for
+        return False
+    return bool(host) and other.lower() == host
 
 
 async def _render(
@@ -492,15 +495,11 @@ async def _navigate(page: Any, source: PageSource, options: CaptureOptions,
 
 
 async def _document_body(source: PageSource, response: Any) -> bytes | None:
-    """The main document's bytes as served (a local page's file, which Chromium may not give)."""
+    """A web page's main document as served (a local page's was judged when it was read)."""
     from playwright.async_api import Error
 
-    if source.is_file:
-        from urllib.parse import unquote, urlsplit
-
-        return Path(unquote(urlsplit(source.navigate_url).path)).read_bytes()
-    if response is None:
-        return None  # same-document navigation: nothing new to judge
+    if source.is_file or response is None:
+        return None  # a local file, or a same-document navigation: nothing new to judge
     try:
         return await response.body()
     except Error:  # the page navigated on meanwhile: its next document is judged as rendered

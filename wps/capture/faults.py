@@ -14,7 +14,6 @@ from ..deadline import Deadline
 from ..errors import (
     BlockedTargetError,
     CaptureError,
-    EmptyPageError,
     HttpStatusError,
     InputFileError,
     NetworkError,
@@ -126,35 +125,3 @@ def _reason(status: int) -> str:
     except ValueError:
         return ""
 
-
-_BINARY_MAGIC = {
-    b"%PDF-": "PDF", b"\x89PNG": "PNG image", b"GIF8": "GIF image", b"\xff\xd8\xff": "JPEG image",
-    b"PK\x03\x04": "ZIP archive", b"\x1f\x8b": "gzip data", b"RIFF": "RIFF media",
-    b"\x00\x00\x01\x00": "icon", b"OggS": "Ogg media", b"wOF": "web font",
-}
-_SNIFF_BYTES = 4096
-
-
-def check_body(url: str, body: bytes) -> None:
-    """Refuse an empty main document, or one that is binary whatever its label says.
-
-    Chromium renders any bytes served as text/html; a PDF or random bytes taken as a page would
-    give junk segments (and random bytes can cost gigabytes of layout).
-    """
-    head = body[:_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf")
-    if not head.strip():
-        raise EmptyPageError(f"{url}: the page is empty (no content in the document)")
-    for magic, kind in _BINARY_MAGIC.items():
-        if head.startswith(magic):
-            raise NotHtmlError(f"{url}: not an HTML page (the body is a {kind})")
-    if _looks_binary(head):
-        raise NotHtmlError(f"{url}: not an HTML page (the body is binary data)")
-
-
-def _looks_binary(head: bytes) -> bool:
-    """NUL bytes or many control characters: no HTML text encoding has them (UTF-16 is
-    declared by a byte-order mark, which Chromium honours, so it is let through)."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return False
-    controls = sum(head.count(bytes([c])) for c in (*range(0, 9), 11, 12, *range(14, 32)))
-    return b"\x00" in head or controls > len(head) * 0.05

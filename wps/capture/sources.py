@@ -2,7 +2,8 @@
 
 Local files are rendered through a ``file:`` URL. A gzipped file, or a UTF-8 file that declares
 no charset, is first copied to a temporary ``.html`` file (with a UTF-8 byte-order mark where no
-charset is declared, so Chromium does not fall back to windows-1252).
+charset is declared, so Chromium does not fall back to windows-1252). A document that is empty
+or binary is refused here (:func:`check_body`), for a web page once it has been served.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..errors import InputFileError, UsageError
+from ..errors import EmptyPageError, InputFileError, NotHtmlError, UsageError
 from .screenshots import SOURCE_PREFIX, new_temp_folder
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
@@ -87,6 +88,7 @@ def _local_file(path: Path) -> PageSource:
             raw = gzip.decompress(raw)
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as err:
         raise InputFileError(f"{path}: unreadable ({err})") from None
+    check_body(url, raw)  # here, where the bytes are read anyway: before a browser starts
     needs_bom = _needs_utf8_bom(raw)
     if not name.endswith(".gz") and not needs_bom:
         return PageSource(url=url, navigate_url=url, is_file=True)
@@ -105,3 +107,36 @@ def _needs_utf8_bom(raw: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+_BINARY_MAGIC = {
+    b"%PDF-": "PDF", b"\x89PNG": "PNG image", b"GIF8": "GIF image", b"\xff\xd8\xff": "JPEG image",
+    b"PK\x03\x04": "ZIP archive", b"\x1f\x8b": "gzip data", b"RIFF": "RIFF media",
+    b"\x00\x00\x01\x00": "icon", b"OggS": "Ogg media", b"wOF": "web font",
+}
+_SNIFF_BYTES = 4096
+
+
+def check_body(url: str, body: bytes) -> None:
+    """Refuse an empty main document, or one that is binary whatever its label says.
+
+    Chromium renders any bytes served as text/html; a PDF or random bytes taken as a page would
+    give junk segments (and random bytes can cost gigabytes of layout).
+    """
+    head = body[:_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf")
+    if not head.strip():
+        raise EmptyPageError(f"{url}: the page is empty (no content in the document)")
+    for magic, kind in _BINARY_MAGIC.items():
+        if head.startswith(magic):
+            raise NotHtmlError(f"{url}: not an HTML page (the body is a {kind})")
+    if _looks_binary(head):
+        raise NotHtmlError(f"{url}: not an HTML page (the body is binary data)")
+
+
+def _looks_binary(head: bytes) -> bool:
+    """NUL bytes or many control characters: no HTML text encoding has them (UTF-16 is
+    declared by a byte-order mark, which Chromium honours, so it is let through)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    controls = sum(head.count(bytes([c])) for c in (*range(0, 9), 11, 12, *range(14, 32)))
+    return b"\x00" in head or controls > len(head) * 0.05
