@@ -102,6 +102,15 @@ class PipelineOptions:
         text = json.dumps(values, sort_keys=True, default=str)
         return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
+    def checked(self) -> PipelineOptions:
+        """These options with the config resolved once (steps get its sections), after failing
+        on what would fail after a capture: the segmenter and its options, the config file.
+        ``wps.segment`` and ``wps batch`` (once for all its pages) call it before any page."""
+        from .config import resolve_config
+
+        self.build_segmenter()
+        return replace(self, config=resolve_config(self.config, self.extractor))
+
     def build_segmenter(self) -> Segmenter:
         """The configured segmenter; options it does not take are a :class:`UsageError`."""
         try:
@@ -186,7 +195,7 @@ def segment(
     :func:`wps.capture.discard_screenshot` removes it (:func:`segment_to_directory` does that).
     """
     options = PipelineOptions.resolve(options, overrides)
-    return _segment_within(source, _checked(options), browser, _deadline(source, options, browser))
+    return _segment_within(source, options.checked(), browser, _deadline(source, options, browser))
 
 
 def _deadline(source: str | Path | PageCapture, options: PipelineOptions,
@@ -197,17 +206,6 @@ def _deadline(source: str | Path | PageCapture, options: PipelineOptions,
     if options.capture_options is None and browser is not None:
         seconds = browser.options.timeout_s
     return Deadline(seconds, what=source.url if isinstance(source, PageCapture) else str(source))
-
-
-def _checked(options: PipelineOptions) -> PipelineOptions:
-    """Fail fast, before any capture, on what would fail after it: the segmenter and its
-    options, the config file (resolved once here; steps get its sections)."""
-    options.build_segmenter()
-    if (options.text or options.dedup_db is not None) and not isinstance(options.config, dict):
-        from .config import resolve_config
-
-        options = replace(options, config=resolve_config(options.config, options.extractor))
-    return options
 
 
 def build_steps(options: PipelineOptions) -> list[PipelineStep]:
@@ -271,7 +269,7 @@ def segment_to_directory(
     """
     from .output import check_replaceable_output, write_page_outputs
 
-    options = _checked(PipelineOptions.resolve(options, overrides))
+    options = PipelineOptions.resolve(options, overrides).checked()
     check_replaceable_output(out_dir)  # before, not after, the page is rendered
     deadline = _deadline(source, options, browser)
     result = _segment_within(source, options, browser, deadline)

@@ -136,11 +136,7 @@ def _checked_pipeline(pipeline: PipelineOptions) -> PipelineOptions:
     segmenter or options it does not take, a bad config file (read here once for all workers)."""
     capture_options = pipeline.capture_options or CaptureOptions()
     find_chromium(capture_options.chromium_path)
-    pipeline.build_segmenter()
-    from ..config import resolve_config
-
-    return replace(pipeline, capture_options=capture_options,
-                   config=resolve_config(pipeline.config, pipeline.extractor))
+    return replace(pipeline, capture_options=capture_options).checked()
 
 
 def _results(tasks: list[PageTask], workers: int) -> Iterator[PageOutcome]:
