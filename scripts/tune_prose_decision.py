@@ -16,10 +16,8 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
-from wps.config import resolve_config
 from wps.decide.step import DecisionRules
 from wps.decide.tuning import check, cross_validate, load_pages, write_decided
 from wps.files import write_text_atomic
@@ -45,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     steps = [step for step in build_steps(PipelineOptions()) if step.name != "decision"]
     pages = load_pages(args.data, args.captures, steps)
     shutil.rmtree(args.out, ignore_errors=True)
-    base = DecisionRules.from_config(resolve_config(None)["decide"])
+    base = DecisionRules.from_config()
     write_decided(pages, None, args.out / "no-decision")
     runs = {"no decision": check(args.data, args.out / "no-decision")}
     held_out, chosen = cross_validate(args.data, pages, base, "min_sentence_share", CANDIDATES,

@@ -27,7 +27,7 @@ def one_segment(capture, main_text: str = "", reasons: tuple[str, ...] = ()) -> 
 
 def decided(capture, **kwargs) -> Segment:
     segment = one_segment(capture, **kwargs)
-    decide_segments(capture, [segment], DecisionRules())
+    decide_segments(capture, [segment], DecisionRules.from_config())
     return segment
 
 

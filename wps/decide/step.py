@@ -20,18 +20,24 @@ RESCUABLE = {"no_main_text"}
 
 @dataclass(frozen=True, slots=True)
 class DecisionRules:
-    """The ``[decide]`` config section; defaults chosen by cross-validation over pages
-    (``scripts/tune_prose_decision.py``, ``eval/results/prose-decision.md``)."""
+    """The ``[decide]`` config section; its defaults live in ``wps/defaults.toml``, chosen by
+    cross-validation over pages (``scripts/tune_prose_decision.py``,
+    ``eval/results/prose-decision.md``)."""
 
-    min_sentence_share: float = 0.15
-    max_link_share: float = 0.5
-    max_form_share: float = 0.5
-    rescue_sentence_share: float = 0.6
-    min_words: int = 5
-    trim_lines: bool = True
+    min_sentence_share: float
+    max_link_share: float
+    max_form_share: float
+    rescue_sentence_share: float
+    min_words: int
+    trim_lines: bool
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> DecisionRules:
+    def from_config(cls, section: dict[str, Any] | None = None) -> DecisionRules:
+        """The rules of a ``[decide]`` section (``None``: the packaged defaults)."""
+        if section is None:
+            from ..config import default_config
+
+            section = default_config()["decide"]
         known = set(cls.__dataclass_fields__)
         return cls(**{key: value for key, value in section.items() if key in known})
 
