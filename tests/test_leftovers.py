@@ -204,13 +204,20 @@ def test_a_signal_during_a_folder_swap_waits_for_its_end():
 
 
 # ------------------------------------------------------------------ real processes
-@pytest.mark.browser
-@pytest.mark.slow
-def test_segment_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
+def _segment_rendering(place, tmp_path):
+    """``wps segment`` started on a slow render, once it is rendering."""
     temp, page = place
     out = tmp_path / "out" / "forum"
     process = _start(["segment", str(page), "--out", str(out), *SLOW_RENDER], temp)
     _wait_rendering(process, temp)
+    return process, temp, out
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_segment_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
+    process, temp, out = _segment_rendering(place, tmp_path)
+    page = place[1]
     process.kill()
     process.communicate(timeout=60)
     assert any(name.startswith(f"wps-capture-{process.pid}-") for name in _ours(temp))
@@ -227,10 +234,7 @@ def test_segment_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_segment_terminated_cleans_up_itself(place, tmp_path):
-    temp, page = place
-    out = tmp_path / "out" / "forum"
-    process = _start(["segment", str(page), "--out", str(out), *SLOW_RENDER], temp)
-    _wait_rendering(process, temp)
+    process, temp, out = _segment_rendering(place, tmp_path)
     assert any(name.startswith(f"wps-source-{process.pid}-") for name in _ours(temp))
     process.terminate()
     _, stderr = process.communicate(timeout=120)
