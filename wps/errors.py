@@ -140,3 +140,10 @@ class OutputError(WpsError):
     """An output file or folder cannot be written (unwritable place, a folder where a file goes)."""
 
     exit_code = 8
+
+
+class OutputLockedError(OutputError):
+    """Another ``wps batch`` holds the output folder's lock (two runs would redo each other's
+    pages)."""
+
+    exit_code = 24
