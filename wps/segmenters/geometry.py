@@ -12,8 +12,12 @@ from typing import Iterable, Mapping
 from ..model import Box, PageCapture
 from ..text.normalise import clean_piece
 
-__all__ = ["HIDDEN_VISIBILITY", "INLINE_TAGS", "box_area", "clip_box", "enclosing_block",
-           "intersect_boxes", "reading_text", "shown", "union_box"]
+__all__ = ["GRANULARITY_LEVELS", "HIDDEN_VISIBILITY", "INLINE_TAGS", "box_area", "clip_box",
+           "enclosing_block", "granularity_level", "intersect_boxes", "reading_text", "shown",
+           "union_box"]
+
+GRANULARITY_LEVELS = {"coarse": 0.25, "medium": 0.5, "fine": 0.75}
+"""The named points of the shared ``granularity`` option: 0 = one segment, 1 = finest."""
 
 HIDDEN_VISIBILITY = ("hidden", "collapse")
 """CSS ``visibility`` values that hide a node (its box still takes up space)."""
@@ -24,6 +28,28 @@ INLINE_TAGS = frozenset(
     "A ABBR B BDI BDO BR CITE CODE DATA DFN EM FONT I IMG KBD LABEL MARK Q S SAMP SMALL SPAN "
     "STRONG SUB SUP TIME U VAR WBR INPUT BUTTON SELECT TEXTAREA SVG PICTURE #text".split()
 )
+
+
+def granularity_level(value: str | float, owner: str) -> float:
+    """The shared ``-O granularity=`` value as a number in [0, 1] (coarse → fine).
+
+    Every segmenter maps this one scale onto its own knob (VIPS's pdoc, xycut's segment count,
+    dom-cohesion's fence), so ``granularity=fine`` means finer segments whichever runs.
+    """
+    from ..errors import UsageError
+
+    if isinstance(value, str):
+        if value in GRANULARITY_LEVELS:
+            return GRANULARITY_LEVELS[value]
+        try:
+            value = float(value)
+        except ValueError:
+            raise UsageError(f"{owner}: granularity must be one of {sorted(GRANULARITY_LEVELS)} "
+                             f"or a number in [0, 1], got {value!r}") from None
+    if isinstance(value, bool) or not 0.0 <= float(value) <= 1.0:
+        raise UsageError(f"{owner}: granularity must be one of {sorted(GRANULARITY_LEVELS)} "
+                         f"or a number in [0, 1], got {value!r}")
+    return float(value)
 
 
 def box_area(box: Box) -> float:

@@ -1,0 +1,160 @@
+"""Separator detection and weighting (VIPS §3.2).
+
+A separator is a horizontal or vertical band that no visual block of the region crosses; the
+blocks are projected on one axis and every place where the next block starts at or below the
+furthest end seen so far is one (numpy: sort + cumulative max). Its weight follows the paper's
+rules: wider gaps weigh more, a drawn rule (``<hr>`` or a line in the screenshot) and different
+background colours on the two sides weigh more, a heading or a font change right after a
+horizontal separator weighs more, and (wps) the DOM: a separator between two different children
+of the region's common container weighs more than one inside a sub-container.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._blocks import VisualBlocks
+
+
+@dataclass(slots=True)
+class Separator:
+    axis: int
+    """1: horizontal band (splits top from bottom), 0: vertical band (left from right)."""
+    start: float
+    end: float
+    before: np.ndarray
+    """Indices (into the region's blocks) of the blocks before the separator."""
+    after: np.ndarray
+    weight: float = 0.0
+
+
+@dataclass(slots=True)
+class SeparatorWeights:
+    """How much each of VIPS's separator rules adds to a separator's weight."""
+
+    gap_unit_px: float = 12.0
+    max_gap_weight: float = 4.0
+    rule: float = 3.0
+    background: float = 2.5
+    background_delta: float = 30.0
+    heading: float = 1.5
+    font_change: float = 1.0
+    column: float = 1.0
+    dom_boundary: float = 1.5
+    dom_nested: float = -0.5
+    overlap_tolerance_px: float = 2.0
+
+
+def find_separators(boxes: np.ndarray, axis: int, tolerance: float) -> list[Separator]:
+    """Every band along ``axis`` (1: y, 0: x) that no box of ``boxes`` crosses."""
+    if len(boxes) < 2:
+        return []
+    low, high = boxes[:, axis], boxes[:, axis + 2]
+    order = np.argsort(low, kind="stable")
+    reach = np.maximum.accumulate(high[order])
+    starts = low[order]
+    cuts = np.flatnonzero(starts[1:] >= reach[:-1] - tolerance)
+    return [Separator(axis, float(reach[k]), float(max(starts[k + 1], reach[k])),
+                      order[: k + 1], order[k + 1:]) for k in cuts]
+
+
+def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
+          image: np.ndarray | None, weights: SeparatorWeights) -> None:
+    """Set each separator's weight; ``region`` holds the block indices the separators split."""
+    boxes = blocks.boxes[region]
+    span = _span(boxes)
+    region_depth = _common_depth(blocks.paths[region[0]], blocks.paths[region[-1]])
+    for separator in separators:
+        axis = separator.axis
+        gap = separator.end - separator.start
+        weight = min(weights.max_gap_weight, max(gap, 0.0) / weights.gap_unit_px)
+        # the blocks facing each other across the separator
+        last = separator.before[np.argmax(boxes[separator.before, axis + 2])]
+        first = separator.after[np.argmin(boxes[separator.after, axis])]
+        a, b = int(region[last]), int(region[first])
+        if axis == 0:
+            weight += weights.column
+        else:
+            if blocks.heading[b] and not blocks.heading[a]:
+                weight += weights.heading
+            fa, fb = blocks.font_size[a], blocks.font_size[b]
+            if np.isfinite(fa) and np.isfinite(fb) and abs(fa - fb) > 2:
+                weight += weights.font_change
+        if _crosses_rule(separator, span, blocks.rules):
+            weight += weights.rule
+        elif image is not None and _drawn_line(image, separator, span):
+            weight += weights.rule
+        if image is not None and _background_differs(image, separator, span,
+                                                     weights.background_delta):
+            weight += weights.background
+        depth = _common_depth(blocks.paths[a], blocks.paths[b]) - region_depth
+        if depth <= 0:
+            weight += weights.dom_boundary
+        elif depth >= 2:
+            weight += weights.dom_nested * min(depth - 1, 2)
+        separator.weight = weight
+
+
+def _span(boxes: np.ndarray) -> tuple[float, float, float, float]:
+    return (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
+            float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+
+
+def _common_depth(first: tuple[int, ...], second: tuple[int, ...]) -> int:
+    depth = 0
+    for x, y in zip(first, second):
+        if x != y:
+            break
+        depth += 1
+    return depth
+
+
+def _band(separator: Separator, span: tuple[float, float, float, float],
+          start: float, end: float) -> tuple[slice, slice]:
+    """Image rows and columns of the stretch ``start..end`` along the separator's axis, across
+    the region's extent on the other axis."""
+    lo, hi = int(round(start)), int(round(end))
+    if separator.axis == 1:
+        return slice(max(lo, 0), max(hi, 0)), slice(int(span[0]), int(span[2]))
+    return slice(int(span[1]), int(span[3])), slice(max(lo, 0), max(hi, 0))
+
+
+def _crosses_rule(separator: Separator, span: tuple[float, float, float, float],
+                  rules: np.ndarray) -> bool:
+    if not len(rules):
+        return False
+    axis = separator.axis
+    inside = (rules[:, axis] >= separator.start - 2) & (rules[:, axis + 2] <= separator.end + 2)
+    other = 1 - axis
+    length = rules[:, other + 2] - rules[:, other]
+    return bool((inside & (length >= 0.5 * (span[other + 2] - span[other]))).any())
+
+
+def _drawn_line(image: np.ndarray, separator: Separator,
+                span: tuple[float, float, float, float]) -> bool:
+    """A line drawn across ≥ 80 % of the region inside the separator's band."""
+    if separator.end - separator.start < 1:
+        return False
+    rows, columns = _band(separator, span, separator.start, separator.end)
+    band = image[rows, columns].astype(np.int16)
+    if band.size == 0:
+        return False
+    along = 1 if separator.axis == 1 else 0  # lines along the separator
+    background = np.median(band.reshape(-1, 3), axis=0)
+    ink = np.abs(band - background).sum(axis=2) > 40
+    return bool((ink.mean(axis=along) > 0.8).any())
+
+
+def _background_differs(image: np.ndarray, separator: Separator,
+                        span: tuple[float, float, float, float], delta: float) -> bool:
+    """The colours just before and just after the separator differ (L1 RGB > ``delta``)."""
+    depth = 4
+    before = image[_band(separator, span, separator.start - depth, separator.start)]
+    after = image[_band(separator, span, separator.end, separator.end + depth)]
+    if before.size == 0 or after.size == 0:
+        return False
+    first = np.median(before.reshape(-1, 3), axis=0)
+    second = np.median(after.reshape(-1, 3), axis=0)
+    return float(np.abs(first - second).sum()) > delta
