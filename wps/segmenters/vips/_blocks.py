@@ -37,6 +37,9 @@ class VisualBlocks:
     font_size: np.ndarray
     """Computed font size in px where the capture recorded it, else NaN."""
     tags: list[str]
+    overflow: np.ndarray
+    """True where the block lies mostly outside one of its containers (see
+    :func:`_outside_ancestor`): it goes with its DOM relatives, not where its box falls."""
     rules: np.ndarray
     """``(m, 4)`` boxes of ``<hr>`` elements: separators the author drew."""
 
@@ -94,12 +97,27 @@ def extract_blocks(page: PageCapture) -> VisualBlocks:
     return VisualBlocks(
         node_ids=leaves,
         boxes=boxes[leaves] if leaves else np.zeros((0, 4)),
+        overflow=np.asarray([_outside_ancestor(boxes, path) for path in paths], dtype=bool),
         paths=paths,
         heading=heading,
         font_size=font_size,
         tags=[nodes[i].tag for i in leaves],
         rules=np.asarray(rules, dtype=float).reshape(-1, 4),
     )
+
+
+def _outside_ancestor(boxes: np.ndarray, path: tuple[int, ...]) -> bool:
+    """Whether at least half of the block lies outside one of its containers (the body and its
+    children excepted): content a container clips or lets overflow into its neighbours (a
+    sidebar running into the footer), which must not hide the separators around it."""
+    if len(path) < 4:
+        return False
+    own = boxes[path[-1]]
+    ancestors = boxes[list(path[2:-1])]
+    low = np.maximum(own[:2], ancestors[:, :2])
+    high = np.minimum(own[2:], ancestors[:, 2:])
+    inside = np.prod(np.clip(high - low, 0, None), axis=1)
+    return bool((inside < 0.5 * np.prod(own[2:] - own[:2])).any())
 
 
 def _font_px(page: PageCapture, node_id: int) -> float:

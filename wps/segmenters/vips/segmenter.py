@@ -2,7 +2,7 @@
 
 The content structure is built top-down: a region (at first all visual blocks of the page) is
 split at its heaviest separators; its degree of coherence is ``11 − (heaviest separator weight)``
-clipped to 1..11, and a region whose DoC reaches the permitted degree of coherence ``pdoc`` is one
+less a term for its height, clipped to 1..11, and a region whose DoC reaches the permitted degree of coherence ``pdoc`` is one
 segment (VIPS §3.3: blocks with DoC < PDoC are divided further). ``pdoc`` is the granularity
 knob: 1 keeps the page whole where no separator weighs 10, 11 splits down to single blocks.
 Regions are disjoint by construction (each split is along a band no block crosses).
@@ -49,6 +49,9 @@ class VipsSegmenter:
     dom_boundary_weight, dom_nested_weight
         Added when the blocks on both sides lie in different children of the region's common DOM
         container, and (per level, at most two) when they share a deeper sub-container.
+    size_weight, screen_height_px
+        A region's DoC is lowered by size_weight × log2(1 + height / screen height): a region
+        taller than a screen is less coherent than one people take in at a glance.
     use_screenshot
         Read rules and background colours from the screenshot when the capture has one.
     min_segment_area
@@ -67,6 +70,8 @@ class VipsSegmenter:
     column_weight: float = 1.0
     dom_boundary_weight: float = 1.5
     dom_nested_weight: float = -0.5
+    size_weight: float = 1.0
+    screen_height_px: float = 768.0
     use_screenshot: bool = True
     min_segment_area: float = 16.0
     name: str = "vips"
@@ -113,20 +118,28 @@ class VipsSegmenter:
         emitted: list[tuple[np.ndarray, float]] = []
         stack = [np.arange(len(blocks.node_ids))]
         tolerance = self._weights.overlap_tolerance_px
+        seen: dict[tuple, float] = {}
         while stack:
             check_deadline("segmentation")
-            region = stack.pop()
+            whole = stack.pop()
+            region = whole[~blocks.overflow[whole]]
+            if not len(region):
+                region, whole = whole, whole[:0]
             boxes = blocks.boxes[region]
             separators = (find_separators(boxes, 1, tolerance)
                           + find_separators(boxes, 0, tolerance))
             if not separators:
-                emitted.append((region, MAX_DOC))
+                emitted.append((np.sort(np.concatenate([region, whole[blocks.overflow[whole]]])),
+                                MAX_DOC))
                 continue
-            weigh(separators, region, blocks, image, self._weights)
+            weigh(separators, region, blocks, image, self._weights, seen)
             heaviest = max(separator.weight for separator in separators)
-            doc = float(np.clip(MAX_DOC - heaviest, 1.0, MAX_DOC))
+            height = float(boxes[:, 3].max() - boxes[:, 1].min())
+            tallness = self.size_weight * np.log2(1.0 + height / self.screen_height_px)
+            doc = float(np.clip(MAX_DOC - heaviest - tallness, 1.0, MAX_DOC))
             if doc >= self.pdoc:
-                emitted.append((region, doc))
+                emitted.append((np.sort(np.concatenate([region, whole[blocks.overflow[whole]]])),
+                                doc))
                 continue
             axis = max(separators, key=lambda separator: separator.weight).axis
             cuts = sorted((s for s in separators
@@ -138,7 +151,11 @@ class VipsSegmenter:
                 taken[part] = True
                 parts.append(part)
             parts.append(np.flatnonzero(~taken))
-            stack.extend(np.sort(region[part]) for part in reversed(parts) if len(part))
+            members = [list(region[part]) for part in parts]
+            for block in whole[blocks.overflow[whole]]:
+                members[_nearest_relative(blocks, int(block), region, parts)].append(block)
+            stack.extend(np.sort(np.asarray(part, dtype=int))
+                         for part in reversed(members) if part)
         return emitted
 
     def _image(self, page: PageCapture) -> np.ndarray | None:
@@ -151,6 +168,23 @@ class VipsSegmenter:
         if image is None:
             raise InputFileError(f"{page.screenshot}: unreadable screenshot")
         return image[:, :, ::-1]
+
+
+def _nearest_relative(blocks: VisualBlocks, block: int, region: np.ndarray,
+                      parts: list[np.ndarray]) -> int:
+    """The part holding the block's closest DOM relative (longest shared ancestor path)."""
+    path = blocks.paths[block]
+    best, best_depth = 0, -1
+    for number, part in enumerate(parts):
+        for other in region[part]:
+            depth = 0
+            for x, y in zip(path, blocks.paths[other]):
+                if x != y:
+                    break
+                depth += 1
+            if depth > best_depth:
+                best, best_depth = number, depth
+    return best
 
 
 def _subtree_ids(page: PageCapture, roots: list[int]) -> list[int]:
