@@ -9,7 +9,8 @@ import pytest
 
 from wps.files import write_jsonl
 from wps.model import Node, PageCapture, Segment, Segmentation
-from wps.output import draw_overlay, page_summary, segment_color, write_page_outputs
+from wps.output import (DROPPED_COLOUR, KEPT_COLOUR, draw_overlay, page_summary,
+                        write_page_outputs)
 from wps.records import segment_records
 
 
@@ -57,16 +58,25 @@ def test_summary_holds_capture_facts():
     assert [s["text"] for s in summary["segments"]] == ["Hello", "world"]
 
 
-def test_overlay_draws_coloured_outlines_on_a_white_canvas(tmp_path):
+def test_overlay_tells_kept_from_dropped_and_labels_off_the_text(tmp_path):
     from PIL import Image
 
-    path = draw_overlay(_capture(), _segmentation(), tmp_path / "overlay.png")
+    capture, segmentation = _capture(), _segmentation()  # segment 0 kept, segment 1 dropped
+    capture.width = segmentation.width = 300  # room beside the text for the labels
+    capture.height = segmentation.height = 160
+    path = draw_overlay(capture, segmentation, tmp_path / "overlay.png")
     with Image.open(path) as image:
-        assert image.size == (200, 120)
-        assert image.getpixel((100, 10)) == segment_color(0)  # top edge of segment 0
-        assert image.getpixel((189, 90)) == segment_color(1)  # right edge of segment 1
-        assert image.getpixel((100, 40)) == (255, 255, 255)  # inside: untouched
-    assert segment_color(0) != segment_color(1)
+        assert image.size == (300, 160)
+        kept_edge = [image.getpixel((x, 10)) for x in range(40, 160)]
+        dropped_edge = [image.getpixel((189, y)) for y in range(70, 105)]
+        inside = image.getpixel((100, 40))
+        text_pixels = {image.getpixel((x, y)) for node in capture.nodes if node.is_text
+                       for x in range(int(node.bbox[0]), int(node.bbox[2]))
+                       for y in range(int(node.bbox[1]), int(node.bbox[3]))}
+    assert set(kept_edge) == {KEPT_COLOUR}  # solid
+    assert DROPPED_COLOUR in dropped_edge and (255, 255, 255) in dropped_edge  # dashed
+    assert inside == (255, 255, 255)  # inside: untouched
+    assert text_pixels == {(255, 255, 255)}  # no label covers the text
 
 
 def test_write_jsonl_is_atomic(tmp_path):
@@ -89,7 +99,7 @@ def test_page_outputs_replace_an_older_folder(tmp_path):
     (out / "stale.txt").write_text("old")
     write_page_outputs(_capture(), _segmentation(), out)
     assert sorted(p.name for p in out.iterdir()) == [
-        "capture", "overlay.png", "segmentation.json", "segments.jsonl"]
+        "capture", "overlay.png", "report.html", "segmentation.json", "segments.jsonl"]
     webis = json.loads((out / "segmentation.json").read_text())
     ring = [[10, 10], [190, 10], [190, 50], [10, 50], [10, 10]]
     assert webis["segmentations"]["dom-cohesion"][0] == [[ring]]

@@ -45,7 +45,8 @@ def test_segment_to_directory_writes_every_output(webis_page, tmp_path):
     result = wps.segment_to_directory(webis_page, out)
     assert result.output_dir == out
     assert sorted(p.name for p in out.iterdir()) == [
-        "capture", "main-text.json", "overlay.png", "segmentation.json", "segments.jsonl"]
+        "capture", "main-text.json", "overlay.png", "report.html", "segmentation.json",
+        "segments.jsonl"]
     scores = evaluate(out / "segmentation.json", webis_page / "ground-truth.json")
     assert scores.results["pixels"].f1 > 0.3696
     lines = (out / "segments.jsonl").read_text(encoding="utf-8").splitlines()

@@ -1,6 +1,7 @@
 """The page output folder of ``wps segment``: ``capture/``, ``segmentation.json`` (Webis
 format, via :mod:`wps.webis`), ``segments.jsonl`` (its lines are :mod:`wps.records`'), an overlay
-picture and ``main-text.json``; and the ``--format json`` page object.
+picture, ``main-text.json`` and ``report.html`` (:mod:`wps.report`); and the ``--format json``
+page object.
 
 A page's outputs are written into a temporary sibling folder and renamed into place, so a failed
 run never leaves a half-written folder.
@@ -8,7 +9,6 @@ run never leaves a half-written folder.
 
 from __future__ import annotations
 
-import colorsys
 import json
 import os
 import tempfile
@@ -19,6 +19,8 @@ from .errors import OutputError
 from .files import atomic_file, check_replaceable_folder, staging_directory
 from .model import PageCapture, Segmentation
 from .records import SEGMENTS_FILE, doc_id_for, segment_records, write_segment_records
+from .report.labels import place_labels, text_boxes
+from .report.page import REPORT_FILE, page_facts_from_capture, page_report_html
 from .webis import to_webis
 
 CAPTURE_DIR = "capture"
@@ -47,15 +49,20 @@ def page_summary(capture: PageCapture, segmentation: Segmentation) -> dict[str, 
     }
 
 
-def segment_color(index: int) -> tuple[int, int, int]:
-    """Well-separated colours: hues stepped by the golden ratio."""
-    hue = (index * 0.618033988749895) % 1.0
-    red, green, blue = colorsys.hsv_to_rgb(hue, 0.9, 0.85)
-    return int(red * 255), int(green * 255), int(blue * 255)
+KEPT_COLOUR = (9, 105, 218)
+"""Outline of a kept segment (solid), blue: told from the dropped orange-red also by most
+colour-blind readers, and by the outline style and the label's word by everyone."""
+DROPPED_COLOUR = (207, 34, 46)
+"""Outline of a dropped segment (dashed)."""
+OUTLINE_PX = 3
+DASH_PX, GAP_PX = 12, 7
+LABEL_PAD_PX = 3
 
 
 def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | Path) -> Path:
-    """The screenshot (or a white page-sized canvas) with numbered, coloured segment outlines."""
+    """The screenshot (or a white page-sized canvas) with every segment outlined: kept ones
+    solid blue, dropped ones dashed red, each labelled with its number and decision just outside
+    its outline, where it covers no text of the page (:func:`wps.report.labels.place_labels`)."""
     from PIL import Image, ImageDraw, ImageFont
 
     path = Path(path)
@@ -66,24 +73,52 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
         image = Image.new("RGB", (max(1, capture.width), max(1, capture.height)), "white")
     draw = ImageDraw.Draw(image)
     try:
-        font = ImageFont.load_default(size=18)
+        font = ImageFont.load_default(size=16)
     except TypeError:  # Pillow < 10.1 has only the small bitmap font
         font = ImageFont.load_default()
+    labels = []
     for order, segment in enumerate(segmentation.segments):
-        color = segment_color(order)
+        colour = KEPT_COLOUR if segment.kept else DROPPED_COLOUR
         for polygon in segment.polygons:
             for ring in polygon:
-                if len(ring) >= 2:
-                    draw.line([tuple(point) for point in ring], fill=color, width=3)
-        left, top, _, _ = segment.bbox
-        label = str(order)
-        text_box = draw.textbbox((left + 4, top + 3), label, font=font)
-        draw.rectangle((text_box[0] - 3, text_box[1] - 2, text_box[2] + 3, text_box[3] + 2),
-                       fill=color)
-        draw.text((left + 4, top + 3), label, fill="white", font=font)
+                points = [(float(x), float(y)) for x, y in ring]
+                if len(points) < 2:
+                    continue
+                if segment.kept:
+                    draw.line(points, fill=colour, width=OUTLINE_PX)
+                else:
+                    for start, end in zip(points, points[1:]):
+                        _dashed_line(draw, start, end, colour)
+        labels.append((f"{order} {'kept' if segment.kept else 'dropped'}", colour))
+    sizes, offsets = [], []
+    for text, _ in labels:
+        left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+        sizes.append((right + 2 * LABEL_PAD_PX, bottom - top + 2 * LABEL_PAD_PX))
+        offsets.append(top)
+    places = place_labels([segment.bbox for segment in segmentation.segments], sizes,
+                          text_boxes(capture.nodes), (0, 0, *image.size), gap=OUTLINE_PX)
+    for (text, colour), (x, y), (width, height), top in zip(labels, places, sizes, offsets):
+        # after every outline: no outline crosses a label
+        draw.rectangle((x, y, x + width, y + height), fill=colour)
+        draw.text((x + LABEL_PAD_PX, y + LABEL_PAD_PX - top), text, fill="white", font=font)
     with atomic_file(path, binary=True) as stream:
         image.save(stream, format="PNG")
     return path
+
+
+def _dashed_line(draw: Any, start: tuple[float, float], end: tuple[float, float],
+                 colour: tuple[int, int, int]) -> None:
+    (x0, y0), (x1, y1) = start, end
+    length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+    if length == 0:
+        return
+    step_x, step_y = (x1 - x0) / length, (y1 - y0) / length
+    position = 0.0
+    while position < length:
+        stop = min(position + DASH_PX, length)
+        draw.line([(x0 + step_x * position, y0 + step_y * position),
+                   (x0 + step_x * stop, y0 + step_y * stop)], fill=colour, width=OUTLINE_PX)
+        position = stop + GAP_PX
 
 
 def check_replaceable_output(out_dir: str | Path) -> None:
@@ -114,8 +149,9 @@ def _check_creatable(out_dir: Path) -> None:
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
                        out_dir: str | Path, keep_only: bool = False,
                        main_text: dict[str, Any] | None = None) -> Path:
-    """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png`` and, given
-    the text step's page report, ``main-text.json`` atomically.
+    """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png``, given
+    the text step's page report ``main-text.json``, and ``report.html`` (what a person opens
+    first) atomically.
 
     Everything goes to a temporary sibling folder that replaces ``out_dir`` by a rename; afterwards
     ``capture.screenshot`` points at the saved copy.
@@ -133,6 +169,16 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
         if main_text is not None:
             (staging / MAIN_TEXT_FILE).write_text(
                 json.dumps(main_text, ensure_ascii=False, indent=1), encoding="utf-8")
+        (staging / REPORT_FILE).write_text(
+            page_report_html(page_facts_from_capture(capture, _saved_screenshot(capture)),
+                             records, main_text), encoding="utf-8")
     if capture.screenshot is not None:
         capture.screenshot = out_dir / CAPTURE_DIR / Path(capture.screenshot).name
     return out_dir
+
+
+def _saved_screenshot(capture: PageCapture) -> str | None:
+    """The saved screenshot's path relative to the output folder, as the report refers to it."""
+    if capture.screenshot is None or not Path(capture.screenshot).is_file():
+        return None
+    return f"{CAPTURE_DIR}/{Path(capture.screenshot).name}"
