@@ -243,3 +243,20 @@ def check_forum(capture: PageCapture, segmentation: Segmentation) -> None:
                for name in ("levain_lucy", "hydration_hank")}
     assert len(holding["levain_lucy"]) == 1 and len(holding["hydration_hank"]) == 1
     assert holding["levain_lucy"] != holding["hydration_hank"]
+
+
+def test_a_framed_tall_thread_is_not_one_segment(tmp_path: Path) -> None:
+    """A frame and a full-height sidebar band run through every row of an 8,000 px thread; their
+    ink must not hide the gaps between the posts (the XenForo case of issue 10)."""
+    image, draw = blank(WIDTH, 8000)
+    draw.rectangle([20, 10, 1346, 7990], outline="black", width=1)
+    draw.rectangle([21, 11, 260, 7989], fill=(235, 235, 240))
+    top, bottoms = 40, []
+    for post in range(30):
+        bottoms.append(text_block(draw, 300, top, 1300, lines=8, seed=post))
+        top = bottoms[-1] + 40
+    result = XYCutSegmenter().segment(capture(tmp_path, image))
+    assert len(result.segments) > 1
+    assert_disjoint_in_page(result)
+    posts = [s for s in result.segments if s.bbox[0] >= 280]
+    assert len(posts) >= 5  # the posts come apart, within the segment count option A aims at

@@ -200,9 +200,18 @@ class XYCutSegmenter:
         else:
             chosen = leaves(root)
         thinnest = params.max_line_thickness + 2 * (1 + params.dilation // 2)
-        return [region for region in chosen if region.density >= self.min_ink_density
-                and min(region.rect[2] - region.rect[0], region.rect[3] - region.rect[1])
-                > thinnest]  # a region no thicker than a rule is a leftover border
+
+        def kept(regions: list[Region]) -> list[Region]:
+            return [region for region in regions if region.density >= self.min_ink_density
+                    and min(region.rect[2] - region.rect[0], region.rect[3] - region.rect[1])
+                    > thinnest]  # a region no thicker than a rule is a leftover border
+
+        found = kept(chosen)
+        while len(found) == 1 and found[0].children:
+            # never the whole page as one segment when the tree knows more: a tall thread opens
+            # into more regions than max_segments at once, and borders beside it do not count
+            found = kept(found[0].children)
+        return found
 
 
 # -------------------------------------------------------------------------------- granularity
