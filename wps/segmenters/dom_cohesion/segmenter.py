@@ -40,9 +40,36 @@ from ...deadline import check_deadline
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
-from ..geometry import box_area, clip_box, reading_text, shown, union_box
+from ..geometry import INLINE_TAGS, box_area, clip_box, reading_text, shown, union_box
 from ._blocks import BlockStructure, find_blocks, subtree_ids
 from ._tree_edit import iqr_fence
+
+TEXT_FLOW_TAGS = frozenset(
+    "P H1 H2 H3 H4 H5 H6 UL OL LI DL DT DD PRE BLOCKQUOTE TABLE THEAD TBODY TFOOT TR TD TH "
+    "CAPTION FIGURE FIGCAPTION HR ADDRESS DETAILS SUMMARY DIV SECTION ARTICLE".split()
+) | INLINE_TAGS
+"""Elements running text is made of; NAV, FORM, HEADER, FOOTER, ASIDE and the rest are not."""
+HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
+
+
+def text_sections(page: PageCapture) -> set[int]:
+    """Nodes whose subtree is running text with at most one heading (``keep_text_sections``).
+
+    One bottom-up pass: children come after their parents in ``page.nodes``.
+    """
+    flow = np.ones(len(page.nodes), dtype=bool)
+    headings = np.zeros(len(page.nodes), dtype=np.int64)
+    for node in reversed(page.nodes):
+        if node.tag not in TEXT_FLOW_TAGS and not node.is_text:
+            flow[node.id] = False
+        if node.tag in HEADING_TAGS:
+            headings[node.id] += 1
+        if node.parent is not None:
+            flow[node.parent] &= flow[node.id]
+            headings[node.parent] += headings[node.id]
+    return {node.id for node in page.nodes
+            if flow[node.id] and headings[node.id] <= 1 and not node.is_text
+            and node.tag not in INLINE_TAGS}
 
 
 @register_segmenter("dom-cohesion")
@@ -108,6 +135,13 @@ class DomCohesionSegmenter:
         their children where they would exceed ``max_page_fraction`` or overlap a segment), so no
         visible text is lost (below the screenshot cap too, unless ``clip_to_screenshot``).
         ``False`` gives the paper's output. Default ``True``.
+    keep_text_sections
+        wps addition, not in the paper: a block whose subtree is running text (paragraphs,
+        lists, tables, code, quotes, figures and plain wrappers of those; no navigation, form,
+        header, footer or aside) with at most one heading is not split by the outlier rule. Its
+        children are heterogeneous because prose markup is, not because it is a layout; people
+        outline such a section (heading, paragraphs, lists) as one segment. Oversized sections
+        are still split.
     coverage_groups_siblings
         In the coverage pass, a run of consecutive uncovered siblings (an article's paragraphs
         beside a segmented figure) becomes one segment; ``False`` emits each sibling on its own.
@@ -132,6 +166,7 @@ class DomCohesionSegmenter:
     clip_to_screenshot: bool = False
     cover_uncovered_content: bool = True
     coverage_groups_siblings: bool = True
+    keep_text_sections: bool = True
     name: str = "dom-cohesion"
 
     def __post_init__(self) -> None:
@@ -161,7 +196,8 @@ class DomCohesionSegmenter:
             full_ted_matrix=self.full_ted_matrix,
         )
         fence = iqr_fence(blocks.population(), self.iqr_k)
-        groups = self._eliminate(page, blocks, fence)
+        sections = text_sections(page) if self.keep_text_sections else set()
+        groups = self._eliminate(page, blocks, fence, sections)
         segments = self._post_filter(page, blocks, groups, fence)
         if self.cover_uncovered_content:
             segments = self._cover(page, blocks, segments)
@@ -177,8 +213,8 @@ class DomCohesionSegmenter:
             segments = [whole]
         return Segmentation(page.page_id, self.name, page.width, page.height, segments)
 
-    def _eliminate(self, page: PageCapture, blocks: BlockStructure,
-                   fence: float) -> list[list[int]]:
+    def _eliminate(self, page: PageCapture, blocks: BlockStructure, fence: float,
+                   sections: set[int]) -> list[list[int]]:
         """BlockEliminator (Alg. 2), top-down and iterative: groups of sibling node ids to emit."""
         page_area = self._page_area(page, blocks)
         emitted: list[list[int]] = []
@@ -188,7 +224,7 @@ class DomCohesionSegmenter:
         while stack:
             check_deadline("segmentation")
             group = stack.pop()
-            children = self._split(page, blocks, group, fence, page_area)
+            children = self._split(page, blocks, group, fence, page_area, sections)
             if children is None:
                 emitted.append(group)
             else:
@@ -196,7 +232,7 @@ class DomCohesionSegmenter:
         return emitted
 
     def _split(self, page: PageCapture, blocks: BlockStructure, group: list[int], fence: float,
-               page_area: float) -> list[list[int]] | None:
+               page_area: float, sections: set[int]) -> list[list[int]] | None:
         """The child groups that replace ``group``, or ``None`` to keep it as one segment."""
         if len(group) != 1:
             return None
@@ -208,7 +244,8 @@ class DomCohesionSegmenter:
         oversized = drawn is not None and box_area(drawn) > self.max_page_fraction * page_area
         is_block = node in blocks.heterogeneity
         splittable = node in blocks.containers or self.split_record_blocks
-        outlier = is_block and splittable and blocks.heterogeneity[node] > fence
+        outlier = (is_block and splittable and blocks.heterogeneity[node] > fence
+                   and node not in sections)
         wrapper = self.split_single_child and len(elements) == 1 and is_block
         long_records = (
             self.split_records_min_chars is not None

@@ -1,0 +1,58 @@
+"""dom-cohesion keeps a text section (heading, paragraphs, lists) together as people outline it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wps.segmenters import build_segmenter
+from wps.segmenters.dom_cohesion.segmenter import text_sections
+
+DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00003"
+WORDS = "Plain words of a paragraph that goes on for a while to look like prose. " * 2
+
+
+def section(title: str) -> str:
+    return (f"<div class='sect'><div class='titlepage'><h2>{title}</h2></div>"
+            f"<p>{title} opening. {WORDS}</p><ul><li>one item</li><li>two items</li></ul>"
+            f"<p>{WORDS}</p><pre>code line\nsecond line</pre><p>{title} closing. {WORDS}</p>"
+            f"</div>")
+
+
+PAGE = ("<!doctype html><html><body><nav><a href='#'>Home</a> <a href='#'>Docs</a></nav>"
+        "<div class='book'><h1>Book title</h1>" + section("Alpha") + section("Beta")
+        + section("Gamma") + "</div><form><input name='q'><button>Go</button></form>"
+        "</body></html>")
+
+
+def holder(segments, text: str) -> int:
+    found = [i for i, segment in enumerate(segments) if text in segment.text]
+    assert len(found) == 1, (text, found)
+    return found[0]
+
+
+def test_sections_are_running_text_with_one_heading(render):
+    page = render(PAGE)
+    sections = text_sections(page)
+    tags = {page.nodes[i].tag for i in sections}
+    assert "NAV" not in tags and "FORM" not in tags and "BODY" not in tags
+    book = next(node.id for node in page.nodes if node.tag == "DIV" and
+                "Book title" in page.text_of(node.id))
+    assert book not in sections  # four headings: a run of sections, not one
+    segments = build_segmenter("dom-cohesion").segment(page).segments
+    for title in ("Alpha", "Beta", "Gamma"):
+        at = holder(segments, f"{title} opening")
+        assert holder(segments, title) == at == holder(segments, f"{title} closing")
+    assert len({holder(segments, f"{t} opening") for t in ("Alpha", "Beta", "Gamma")}) == 3
+
+
+@pytest.mark.skipif(not DEV_PAGE.is_dir(), reason="webseg-dev is not next to the repository")
+def test_dev_page_section_is_one_segment():
+    from wps.webis import capture_from_webis
+
+    segments = build_segmenter("dom-cohesion").segment(capture_from_webis(DEV_PAGE)).segments
+    text = segments[holder(segments, "The Debian Reference was initiated by me")].text
+    assert "A.2. Copyright history" in text  # heading, first and last paragraph together
+    assert "The author, Osamu Aoki, thanks" in text
+    assert "The Linux system is" not in text  # the section before is another segment
