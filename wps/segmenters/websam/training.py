@@ -204,10 +204,10 @@ def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = 
             result.steps = step + 1
             bar.set_postfix(loss=f"{loss_value:.4f}", page=page.id)
             bar.update(1)
-            if on_step is not None:
-                on_step(step + 1, loss_value)
             if (step + 1) % options.save_every == 0 and step + 1 < total:
                 save(step + 1, loss_value)
+            if on_step is not None:
+                on_step(step + 1, loss_value)
     if result.losses:
         save(result.steps, loss_value)
     model.eval()
