@@ -260,3 +260,18 @@ def test_a_framed_tall_thread_is_not_one_segment(tmp_path: Path) -> None:
     assert_disjoint_in_page(result)
     posts = [s for s in result.segments if s.bbox[0] >= 280]
     assert len(posts) >= 5  # the posts come apart, within the segment count option A aims at
+
+
+def test_a_white_column_on_a_coloured_page_is_opened(tmp_path: Path) -> None:
+    """The column's edges run from top to bottom, so no row of it is blank: the frame is peeled
+    and the blocks inside it come apart (a Blogger layout: webseg-dev wd00008)."""
+    image, draw = blank(WIDTH, 2400)
+    draw.rectangle([0, 0, WIDTH, 2400], fill=(60, 110, 170))
+    draw.rectangle([80, 10, 1290, 2380], fill="white")
+    bottom = text_block(draw, 120, 60, 900, lines=20, seed=7)
+    text_block(draw, 120, bottom + 80, 900, lines=20, seed=8)
+    text_block(draw, 980, 60, 1250, lines=60, seed=9)
+    result = XYCutSegmenter().segment(capture(tmp_path, image))
+    assert len(result.segments) >= 3
+    assert_disjoint_in_page(result)
+    assert all(80 <= box[0] and box[2] <= 1290 for box in boxes(result))

@@ -17,7 +17,7 @@ __all__ = ["GRANULARITY_LEVELS", "HIDDEN_VISIBILITY", "INLINE_TAGS", "box_area",
            "union_box"]
 
 GRANULARITY_LEVELS = {"coarse": 0.25, "medium": 0.5, "fine": 0.75}
-"""The named points of the shared ``granularity`` option: 0 = one segment, 1 = finest."""
+"""The named points of the shared ``granularity`` option, on a scale from 0 (coarsest) to 1."""
 
 HIDDEN_VISIBILITY = ("hidden", "collapse")
 """CSS ``visibility`` values that hide a node (its box still takes up space)."""

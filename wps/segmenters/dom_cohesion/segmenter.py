@@ -40,7 +40,7 @@ from ...deadline import check_deadline
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
-from ..geometry import INLINE_TAGS, box_area, clip_box, reading_text, shown, union_box
+from ..geometry import INLINE_TAGS, box_area, granularity_level, clip_box, reading_text, shown, union_box
 from ._blocks import BlockStructure, find_blocks, subtree_ids
 from ._tree_edit import iqr_fence
 
@@ -142,6 +142,11 @@ class DomCohesionSegmenter:
         children are heterogeneous because prose markup is, not because it is a layout; people
         outline such a section (heading, paragraphs, lists) as one segment. Oversized sections
         are still split.
+    granularity
+        The shared coarse ↔ fine scale (``coarse``, ``medium``, ``fine`` or a number in [0, 1]):
+        scales ``iqr_k`` by 4^(1 − 2·level) (coarse doubles the fence factor, fine halves it) and,
+        from ``fine`` up, splits text sections into their paragraphs (``keep_text_sections``
+        off).
     coverage_groups_siblings
         In the coverage pass, a run of consecutive uncovered siblings (an article's paragraphs
         beside a segmented figure) becomes one segment; ``False`` emits each sibling on its own.
@@ -167,9 +172,14 @@ class DomCohesionSegmenter:
     cover_uncovered_content: bool = True
     coverage_groups_siblings: bool = True
     keep_text_sections: bool = True
+    granularity: str | float | None = None
     name: str = "dom-cohesion"
 
     def __post_init__(self) -> None:
+        if self.granularity is not None:
+            level = granularity_level(self.granularity, "dom-cohesion")
+            self.iqr_k *= 4.0 ** (1.0 - 2.0 * level)
+            self.keep_text_sections = self.keep_text_sections and level < 0.75
         if self.iqr_k < 0:
             raise UsageError(f"dom-cohesion: iqr_k must be >= 0, got {self.iqr_k}")
         if not 0 < self.max_page_fraction <= 1:

@@ -38,7 +38,8 @@ class VipsSegmenter:
         finer. ECIR'21 ran VIPS at 6.
     granularity
         The shared coarse ↔ fine scale (``coarse``, ``medium``, ``fine`` or a number in [0, 1]);
-        when given it sets ``pdoc`` (0.5 = ``pdoc_medium``, each 0.1 step moves pdoc by 1).
+        when given it sets ``pdoc`` = ``pdoc_medium`` + 4 · (level − 0.5), so coarse is one pdoc
+        below medium and fine one above.
     pdoc_medium
         The pdoc that ``granularity=medium`` stands for.
     gap_unit_px, max_gap_weight
@@ -80,7 +81,7 @@ class VipsSegmenter:
     def __post_init__(self) -> None:
         if self.granularity is not None:
             level = granularity_level(self.granularity, "vips")
-            self.pdoc = self.pdoc_medium + (level - 0.5) * 10.0
+            self.pdoc = self.pdoc_medium + (level - 0.5) * 4.0
         if not 1.0 <= self.pdoc <= MAX_DOC:
             raise UsageError(f"vips: pdoc must be in [1, 11], got {self.pdoc}")
         if self.gap_unit_px <= 0:

@@ -23,6 +23,9 @@ BAND_SAMPLES = 256
 """Colour-band edges are looked for on at most this many columns (rows) of a region."""
 CROSSING_FRACTION, CROSSING_SLACK = 0.005, 8
 """Content may cross a line over this share of its length plus this many pixels."""
+THROUGH_FRACTION = 0.95
+"""A border column (row) inked over this share of the region is a frame line around it: the
+edge of a page column on a coloured background, a border around a whole thread."""
 
 
 @dataclass(slots=True)
@@ -302,6 +305,34 @@ def _strip_colour(image: PageImage, rect: Rect, axis: int, start: int, end: int)
     return strip.reshape(-1, 3).mean(axis=0)
 
 
+def _inside_frame(image: PageImage, rect: Rect, params: CutParameters) -> Rect | None:
+    """The ink inside the lines that frame ``rect`` (border columns and rows inked over
+    :data:`THROUGH_FRACTION` of it), or ``None`` when there is no frame or nothing inside.
+
+    The edges of a white page column on a coloured background run from top to bottom, so no
+    row of the column is blank and, without peeling them, the whole page is one region.
+    """
+    x0, y0, x1, y1 = rect
+    columns = _profile(image, rect, COLUMNS) >= THROUGH_FRACTION * (y1 - y0)
+    rows = _profile(image, rect, ROWS) >= THROUGH_FRACTION * (x1 - x0)
+
+    def peel(flags: np.ndarray) -> tuple[int, int]:
+        if flags.all():
+            return flags.size, flags.size
+        return int(np.argmin(flags)), int(np.argmin(flags[::-1]))
+
+    left, right = peel(columns)
+    top, bottom = peel(rows)
+    if not (left or right or top or bottom) or left + right >= x1 - x0 or top + bottom >= y1 - y0:
+        return None
+    inner = trim(image, (x0 + left, y0 + top, x1 - right, y1 - bottom))
+    if inner is None or inner == rect or _ink(image, inner) < params.min_ink:
+        return None
+    if inner[2] - inner[0] < params.min_width or inner[3] - inner[1] < params.min_height:
+        return None  # a framed button or a solid box: nothing inside worth cutting
+    return inner
+
+
 # ----------------------------------------------------------------------------------- the tree
 def build_tree(image: PageImage, params: CutParameters) -> Region | None:
     """Steps 3–6: the cut tree of the whole screenshot (``None`` when it holds no ink)."""
@@ -331,6 +362,11 @@ def _split(image: PageImage, region: Region, preferred: int, params: CutParamete
     axis = preferred if options[preferred].score >= options[other].score else other
     chosen = options[axis]
     if chosen.score <= 0 or not chosen.starts.size:
+        inner = _inside_frame(image, region.rect, params)
+        if inner is not None:  # a framed box: its content is the one child, cut further
+            region.children = [Region(rect=inner, cell=region.cell, depth=region.depth + 1,
+                                      ink=_ink(image, inner))]
+            region.axis = preferred
         return
     origin = y0 if axis == ROWS else x0
     length = (y1 - y0) if axis == ROWS else (x1 - x0)

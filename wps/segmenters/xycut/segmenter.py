@@ -30,7 +30,7 @@ import numpy as np
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
-from ..geometry import intersect_boxes, reading_text, shown, union_box
+from ..geometry import granularity_level, intersect_boxes, reading_text, shown, union_box
 from ._xycut_core import ROWS, CutParameters, PageImage, Region, build_tree, prepare
 
 REFERENCE_WIDTH = 1366.0
@@ -76,9 +76,11 @@ class XYCutSegmenter:
     min_region_width_px, min_region_height_px
         Regions narrower or lower than this (at 1366 px width) are not split (§5.6: 48 × 24).
     granularity
-        ``"cut"`` (option A: cut the tree where it first shows ``min_segments`` regions, never
-        more than ``max_segments``), ``"merge"`` (option B: merge sibling leaves) or ``"leaves"``
-        (all raw leaves).
+        ``"cut"`` (option A, the default: cut the tree where it first shows ``min_segments``
+        regions, never more than ``max_segments``), ``"merge"`` (option B: merge sibling leaves)
+        or ``"leaves"`` (all raw leaves); or a level of the shared coarse ↔ fine scale
+        (``coarse``, ``medium``, ``fine``, a number in [0, 1]): option A with the segment range
+        halved at ``coarse`` and doubled at ``fine``.
     min_segments, max_segments
         The target range of option A (§5.7: 5–20).
     merge_gap_factor, merge_left_tolerance_px, merge_colour_delta
@@ -109,7 +111,7 @@ class XYCutSegmenter:
     max_depth: int = 12
     min_region_width_px: float = 48.0
     min_region_height_px: float = 24.0
-    granularity: str = "cut"
+    granularity: str | float | None = None
     min_segments: int = 5
     max_segments: int = 20
     merge_gap_factor: float = 1.5
@@ -121,9 +123,19 @@ class XYCutSegmenter:
     name: str = "xycut"
 
     def __post_init__(self) -> None:
-        if self.granularity not in GRANULARITIES:
-            raise UsageError(f"xycut: granularity must be one of {list(GRANULARITIES)}, "
-                             f"got {self.granularity!r}")
+        if self.granularity is None:
+            self.granularity = "cut"
+        elif self.granularity not in GRANULARITIES:
+            try:
+                level = granularity_level(self.granularity, "xycut")
+            except UsageError:
+                raise UsageError(
+                    f"xycut: granularity must be one of {list(GRANULARITIES)}, coarse, medium, "
+                    f"fine or a number in [0, 1], got {self.granularity!r}") from None
+            factor = 2.0 ** ((level - 0.5) * 4)  # coarse halves the segment range, fine doubles
+            self.granularity = "cut"
+            self.min_segments = max(1, round(self.min_segments * factor))
+            self.max_segments = max(self.min_segments, round(self.max_segments * factor))
         if not 1 <= self.min_segments <= self.max_segments:
             raise UsageError(f"xycut: need 1 <= min_segments <= max_segments, got "
                              f"{self.min_segments} and {self.max_segments}")
