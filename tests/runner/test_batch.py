@@ -15,11 +15,11 @@ from wps.model import PageCapture
 from wps.pipeline import PipelineOptions
 from wps.runner import BatchOptions, read_source_list, run_batch, source_key
 
-FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=10,
+FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=30,
                       screenshot=False, allow_private=True)
 FAST_PIPELINE = PipelineOptions(capture_options=FAST)
-CLI_FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "10", "--no-screenshot",
-            "--no-progress", "--allow-private"]
+CLI_FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "30", "--no-screenshot",
+            "--no-progress", "--allow-private", "--host-delay", "0"]
 
 
 @pytest.fixture()
@@ -56,7 +56,7 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
     sources = [*good, missing, str(local)]
-    summary = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False))
+    summary = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False, host_delay_s=0))
     assert (summary.total, summary.done, summary.skipped, summary.failed) == (4, 3, 0, 1)
     for source in [*good, str(local)]:
         capture = PageCapture.load(out / source_key(source) / "capture")
@@ -71,11 +71,11 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
                          "message": f"{missing}: HTTP 404 Not Found", "exit_code": 13}]
     assert json.loads((out / "summary.json").read_text())["failed"] == 1
 
-    again = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False))
+    again = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False, host_delay_s=0))
     assert (again.done, again.skipped, again.failed) == (0, 3, 1)  # only the failure is retried
 
     segmented = run_batch(good, out, BatchOptions(
-        pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), progress=False))
+        pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), progress=False, host_delay_s=0))
     assert (segmented.done, segmented.skipped) == (2, 0)  # another segmenter redoes the pages
     webis = json.loads((out / source_key(good[0]) / "segmentation.json").read_text())
     assert webis["id"] == source_key(good[0]) and list(webis["segmentations"]) == ["baseline"]
@@ -87,7 +87,7 @@ def test_batch_with_two_worker_processes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
     summary = run_batch([*good, missing, str(local)], out,
-                        BatchOptions(workers=2, pipeline=FAST_PIPELINE, progress=False))
+                        BatchOptions(workers=2, pipeline=FAST_PIPELINE, progress=False, host_delay_s=0))
     assert (summary.done, summary.failed) == (3, 1)
     texts = {source: [n.text for n in PageCapture.load(out / source_key(source) / "capture").nodes
                       if n.is_text] for source in [*good, str(local)]}
@@ -111,9 +111,10 @@ def test_cli_batch_exit_codes_and_summary(pages, tmp_path, capsys):
     listing.write_text("\n".join(["# test", *good, missing]) + "\n", encoding="utf-8")
     out = tmp_path / "out"
     assert main(["batch", str(listing), "--out", str(out), *CLI_FAST]) == 9
-    err = capsys.readouterr().err
-    assert err.strip().splitlines()[-1].startswith(
+    err = capsys.readouterr().err.splitlines()
+    assert [line for line in err if line.startswith("batch:")][0].startswith(
         "batch: 3 pages: 2 done, 0 skipped (already done), 1 failed in ")
+    assert "  failures: HttpStatusError 1" in err and err[-1].startswith("  slowest: http://")
     listing.write_text("\n".join(good) + "\n", encoding="utf-8")
     assert main(["batch", str(listing), "--out", str(out), *CLI_FAST]) == 0
     assert "0 done, 2 skipped" in capsys.readouterr().err
@@ -224,7 +225,7 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     started = time.monotonic()
     summary = run_batch(sources, tmp_path / "out", BatchOptions(
         workers=2, pipeline=PipelineOptions(capture_options=capture, segmenter="baseline"),
-        progress=False))
+        progress=False, host_delay_s=0))
     assert time.monotonic() - started < 40
     assert (summary.done, summary.failed) == (3, 1)
     failures = [json.loads(line) for line in (tmp_path / "out" / "failures.jsonl").open()]

@@ -1,9 +1,10 @@
-"""``wps batch URLS_FILE --out DIR``: render (and segment) many pages, resumably."""
+"""``wps batch INPUT --out DIR``: render (and segment) many pages, resumably, locally or on Ray."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from itertools import chain
 from pathlib import Path
 
 from .segment import add_pipeline_arguments, pipeline_options_from_args
@@ -15,34 +16,74 @@ PARTIAL_FAILURE_EXIT = 9
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "batch",
-        help="capture and segment many pages (URLs or .html/.html.gz files) into DIR/<page-id>/",
-        description="Render every page of URLS_FILE with a pool of workers (one Chromium each). "
-        "Finished pages are marked in DIR/.done/ and skipped on a rerun; failures go to "
-        f"DIR/failures.jsonl and the exit code is {PARTIAL_FAILURE_EXIT} if any page failed.",
+        help="capture and segment many pages (URL list, JSONL, folder of .html(.gz), WARC) "
+        "into DIR/<page-id>/",
+        description="Render every page of INPUT with a pool of workers (one Chromium each) or "
+        "on a Ray cluster. Finished pages are marked in DIR/.done/ and skipped on a rerun; "
+        f"failures go to DIR/failures.jsonl and the exit code is {PARTIAL_FAILURE_EXIT} if any "
+        "page failed. One batch at a time per DIR (a second one refuses, exit 24).",
     )
-    parser.add_argument("urls_file", type=Path,
-                        help="one URL or local file per line (relative paths are taken from the "
-                        "list's folder); # comments")
+    parser.add_argument("input", type=Path, metavar="INPUT",
+                        help="a URL list (one URL or local file per line, # comments; relative "
+                        "paths from the list's folder), a .jsonl(.gz) with 'url' and optional "
+                        "'html' fields, a folder of .html(.gz) files, or a .warc(.gz) file")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="worker processes (one Chromium each)")
-    parser.add_argument("--restart-every", type=int, default=50,
-                        help="restart each worker's Chromium after this many pages")
+    parser.add_argument("--merged", action="store_true",
+                        help="also write DIR/segments.jsonl: all finished pages' segments")
+    parser.add_argument("--wait-for-lock", action="store_true",
+                        help="if another batch writes to DIR, wait for it instead of refusing")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    engine = parser.add_argument_group("engine")
+    engine.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: process pool on this machine; ray: renderer actors and "
+                        "CPU tasks on Ray (pip install 'wps[ray]')")
+    engine.add_argument("--workers", type=int, default=1,
+                        help="local engine: worker processes (one Chromium each)")
+    engine.add_argument("--restart-every", type=int, default=50,
+                        help="restart each Chromium after this many pages")
+    engine.add_argument("--ray-address", default=None,
+                        help="ray engine: 'auto' or HOST:PORT of a running cluster (default: "
+                        "start a local Ray instance on 127.0.0.1)")
+    engine.add_argument("--renderers", type=int, default=2,
+                        help="ray engine: renderer actors (one Chromium each)")
+    engine.add_argument("--cpus-per-task", type=float, default=1.0,
+                        help="ray engine: CPUs per renderer and per segmentation task")
+    polite = parser.add_argument_group("politeness (live URLs)")
+    polite.add_argument("--no-robots", dest="robots", action="store_false",
+                        help="do not read robots.txt (default: pages it disallows for 'wps' "
+                        "fail with exit code 18)")
+    polite.add_argument("--per-host", type=int, default=2,
+                        help="at most this many pages of one host at a time")
+    polite.add_argument("--host-delay", type=float, default=1.0,
+                        help="seconds between two page starts on one host (or the site's "
+                        "robots.txt Crawl-delay, if longer)")
     add_pipeline_arguments(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runner import BatchOptions, read_source_list, run_batch
+    from ..runner import BatchOptions, count_sources, iter_sources, run_batch
 
     options = BatchOptions(
         workers=args.workers,
         restart_every=args.restart_every,
         pipeline=pipeline_options_from_args(args),
         progress=False if args.no_progress else None,
+        engine=args.engine,
+        ray_address=args.ray_address,
+        renderers=args.renderers,
+        cpus_per_task=args.cpus_per_task,
+        wait_for_lock=args.wait_for_lock,
+        robots=args.robots,
+        per_host=args.per_host,
+        host_delay_s=args.host_delay,
+        merged=args.merged,
     )
-    sources = read_source_list(args.urls_file)
-    summary = run_batch(sources, args.out, options)
+    sources = iter_sources(args.input)
+    first = next(sources)  # an input naming no page fails here, before any work
+    summary = run_batch(chain([first], sources), args.out, options,
+                        total=count_sources(args.input))
     print(summary.line(), file=sys.stderr)
+    for line in summary.details():
+        print(line, file=sys.stderr)
     return PARTIAL_FAILURE_EXIT if summary.failed else 0

@@ -1,6 +1,8 @@
-"""Batch runs: many pages, a pool of workers with one Chromium each, resumable output folders."""
+"""Batch runs: many pages, a pool of workers with one Chromium each (or a Ray cluster),
+resumable output folders."""
 
 from .batch import BatchOptions, BatchSummary, run_batch
-from .sources import read_source_list, source_key
+from .sources import BatchSource, count_sources, iter_sources, read_source_list, source_key
 
-__all__ = ["BatchOptions", "BatchSummary", "run_batch", "read_source_list", "source_key"]
+__all__ = ["BatchOptions", "BatchSummary", "BatchSource", "run_batch", "iter_sources",
+           "count_sources", "read_source_list", "source_key"]

@@ -21,6 +21,7 @@ removed when the next run starts, unless that process still runs.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -31,14 +32,16 @@ from multiprocessing import get_context
 from multiprocessing import connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
 from ..capture import Browser, CaptureOptions, find_chromium
-from ..errors import PageTimeoutError, UsageError, WpsError
+from ..errors import BlockedTargetError, InputFileError, PageTimeoutError, UsageError, WpsError
+from ..files import atomic_file, prepare_output_folder, remove_stale_staging, write_text_atomic
 from ..jsonsafe import load_nested
-from ..files import prepare_output_folder, remove_stale_staging, write_text_atomic
 from ..pipeline import PipelineOptions
-from .sources import source_key
+from .lock import output_lock
+from .politeness import USER_AGENT, PageQueue, RobotsRules
+from .sources import BatchSource, source_key
 from .worker import PageOutcome, PageTask, init_worker, run_in_worker, run_page
 
 DONE_FOLDER = ".done"
@@ -54,6 +57,11 @@ OVERDUE_STOP_S = 3.0
 """How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
 
 
+ENGINES = ("local", "ray")
+MERGED_FILE = "segments.jsonl"
+SLOWEST_SHOWN = 5
+
+
 @dataclass(slots=True)
 class BatchOptions:
     """How a batch runs; ``pipeline`` is what every page goes through, as in ``wps segment``."""
@@ -64,12 +72,41 @@ class BatchOptions:
     pipeline: PipelineOptions = field(default_factory=PipelineOptions)
     progress: bool | None = None
     """Show a tqdm bar: ``None`` = only on a terminal."""
+    engine: str = "local"
+    """``local``: a process pool on this machine; ``ray``: renderer actors and CPU tasks on a
+    Ray cluster (:mod:`wps.runner.ray_engine`)."""
+    ray_address: str | None = None
+    """``None``: start a local Ray instance; ``auto`` or ``HOST:PORT``: join that cluster."""
+    renderers: int = 2
+    """Ray engine: renderer actors, one Chromium each."""
+    cpus_per_task: float = 1.0
+    """Ray engine: CPUs each segmentation task (and each renderer) asks Ray for."""
+    wait_for_lock: bool = False
+    """Another batch on the same ``--out``: wait for it (else refuse at once)."""
+    robots: bool = True
+    """Respect robots.txt of live sites (for the tool's token ``wps``)."""
+    per_host: int | None = 2
+    """Live sites: at most this many pages of one host at a time (``None``: no limit)."""
+    host_delay_s: float = 1.0
+    """Live sites: at least this long between two page starts on one host."""
+    merged: bool = False
+    """Also write ``DIR/segments.jsonl``: every finished page's segment lines in one file."""
 
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise UsageError(f"--workers must be at least 1, got {self.workers}")
         if self.restart_every is not None and self.restart_every < 1:
             raise UsageError(f"--restart-every must be at least 1, got {self.restart_every}")
+        if self.engine not in ENGINES:
+            raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.renderers < 1:
+            raise UsageError(f"--renderers must be at least 1, got {self.renderers}")
+        if not self.cpus_per_task > 0:
+            raise UsageError(f"--cpus-per-task must be positive, got {self.cpus_per_task}")
+        if self.per_host is not None and self.per_host < 1:
+            raise UsageError(f"--per-host must be at least 1, got {self.per_host}")
+        if not self.host_delay_s >= 0:
+            raise UsageError(f"--host-delay must be >= 0, got {self.host_delay_s}")
 
 
 @dataclass(slots=True)
@@ -81,6 +118,13 @@ class BatchSummary:
     failed: int = 0
     seconds: float = 0.0
     failures_path: str = ""
+    engine: str = "local"
+    failure_causes: dict[str, int] = field(default_factory=dict)
+    """Failed pages per error class."""
+    slowest: list[tuple[str, float]] = field(default_factory=list)
+    """The slowest pages of this run: (url, seconds)."""
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    """Rendering stages summed over this run's pages (from each capture's timings)."""
 
     def line(self) -> str:
         text = (f"batch: {self.total} pages: {self.done} done, {self.skipped} skipped "
@@ -89,46 +133,158 @@ class BatchSummary:
             text += f" (see {self.failures_path})"
         return text
 
+    def details(self) -> list[str]:
+        """The lines under :meth:`line`: failure causes and the slowest pages."""
+        lines = []
+        if self.failure_causes:
+            causes = ", ".join(f"{name} {count}" for name, count in
+                               sorted(self.failure_causes.items(), key=lambda item: -item[1]))
+            lines.append(f"  failures: {causes}")
+        if self.slowest:
+            lines.append("  slowest: " + ", ".join(f"{url} {seconds:.1f} s"
+                                                  for url, seconds in self.slowest))
+        return lines
 
-def run_batch(sources: list[str], out_dir: str | Path, options: BatchOptions) -> BatchSummary:
-    """Process every source into ``out_dir``; failures are recorded, never raised."""
-    from tqdm import tqdm
 
+def run_batch(sources: Iterable[str | BatchSource], out_dir: str | Path, options: BatchOptions,
+              total: int | None = None) -> BatchSummary:
+    """Process every source into ``out_dir``; failures are recorded, never raised.
+
+    ``sources`` may be a stream (:func:`~wps.runner.sources.iter_sources`); ``total`` (a guess
+    is fine) gives the progress bar its end. A second batch on the same folder refuses with
+    :class:`~wps.errors.OutputLockedError` (or waits, ``options.wait_for_lock``).
+    """
     started = time.perf_counter()
     out = Path(out_dir)
-    done_dir = out / DONE_FOLDER
     pipeline = _checked_pipeline(options.pipeline)
-    done_as = {"segmenter": pipeline.segmenter, "options": pipeline.output_key()}
     prepare_output_folder(out)
-    prepare_output_folder(done_dir)
-    for folder in (out, done_dir):  # what a killed run left
-        remove_stale_staging(folder)
-    summary = BatchSummary(total=len(sources), failures_path=str(out / FAILURES_FILE))
-    tasks = []
-    for source in sources:
-        key = source_key(source)
-        if _is_done(done_dir / key, done_as):
-            summary.skipped += 1
-        else:
-            tasks.append(PageTask(source, str(out / key), pipeline, options.restart_every))
-    bar = tqdm(total=len(sources), initial=summary.skipped, unit="page", file=sys.stderr,
-               disable=None if options.progress is None else not options.progress,
-               dynamic_ncols=True)
-    with (open(out / FAILURES_FILE, "w", encoding="utf-8") as failures,
-          closing(_results(tasks, options.workers)) as results):  # an interruption stops workers
-        for result in results:
-            if result.ok:
-                _mark_done(done_dir / source_key(result.source), result, done_as)
-                summary.done += 1
+    with output_lock(out, wait=options.wait_for_lock):
+        prepare_output_folder(out / DONE_FOLDER)
+        for folder in (out, out / DONE_FOLDER):  # what a killed run left
+            remove_stale_staging(folder)
+        run = BatchRun(out, pipeline, options, total if total is not None else (
+            len(sources) if isinstance(sources, list) else None))
+        with closing(run):
+            queue = PageQueue(run.tasks(sources), lambda task: task.host,
+                              per_host=options.per_host, delay_s=options.host_delay_s,
+                              host_delay=run.crawl_delay)
+            if options.engine == "ray":
+                from .ray_engine import ray_results
+
+                results = ray_results(queue, pipeline, options)
             else:
-                _record_failure(failures, result)
-                summary.failed += 1
-            bar.update(1)
-            bar.set_postfix(failed=summary.failed, refresh=False)
-    bar.close()
-    summary.seconds = time.perf_counter() - started
-    _write_summary(out / SUMMARY_FILE, summary)
-    return summary
+                results = _results(queue, pipeline, options)
+            with closing(results):  # an interruption stops the workers
+                for result in results:
+                    run.record(result)
+        return run.finish(time.perf_counter() - started)
+
+
+class BatchRun:
+    """One run's bookkeeping, the same for every engine: which pages are done (markers), what
+    failed (``failures.jsonl``), the progress bar, the summary. Written by the driver process
+    only, so workers never race on them. :meth:`finish` is where every run ends."""
+
+    def __init__(self, out: Path, pipeline: PipelineOptions, options: BatchOptions,
+                 total: int | None) -> None:
+        from tqdm import tqdm
+
+        self.out = out
+        self.pipeline = pipeline
+        self.options = options
+        self.done_as = {"segmenter": pipeline.segmenter, "options": pipeline.output_key()}
+        self.summary = BatchSummary(failures_path=str(out / FAILURES_FILE), engine=options.engine)
+        self.robots = (RobotsRules(_allow_private(pipeline), user_agent=_user_agent(pipeline))
+                       if options.robots else None)
+        self._failures = open(out / FAILURES_FILE, "w", encoding="utf-8")
+        self._times: list[tuple[float, str]] = []
+        self._bar = tqdm(total=total, unit="page", file=sys.stderr, dynamic_ncols=True,
+                         disable=None if options.progress is None else not options.progress)
+
+    def tasks(self, sources: Iterable[str | BatchSource]) -> Iterator[PageTask]:
+        """The pages still to do, streamed; finished ones count as skipped, refused ones fail."""
+        for source in sources:
+            if isinstance(source, str):
+                source = BatchSource(source)
+            self.summary.total += 1
+            if source.problem:
+                self.record(PageOutcome(source.location, "", False, 0.0, "InputFileError",
+                                        source.problem, InputFileError.exit_code))
+                continue
+            key = source.key
+            if _is_done(self.out / DONE_FOLDER / key, self.done_as):
+                self.summary.skipped += 1
+                self._bar.update(1)
+                continue
+            task = PageTask(source.location, str(self.out / key), self.pipeline,
+                            self.options.restart_every, source.html)
+            refusal = self.robots.refusal(task.source) if self.robots and task.host else None
+            if refusal:
+                self.record(PageOutcome(task.source, task.out_dir, False, 0.0,
+                                        "RobotsDisallowed", refusal, BlockedTargetError.exit_code))
+                continue
+            yield task
+
+    def crawl_delay(self, site: str) -> float:
+        return self.robots.crawl_delay(site) if self.robots else 0.0
+
+    def record(self, result: PageOutcome) -> None:
+        """One page's outcome: its marker or its failure line, the bar, the summary."""
+        if result.ok:
+            _mark_done(self.out / DONE_FOLDER / source_key(result.source), result, self.done_as)
+            self.summary.done += 1
+            self._times.append((result.seconds, result.source))
+            for stage, seconds in result.stages.items():
+                self.summary.stage_seconds[stage] = (
+                    self.summary.stage_seconds.get(stage, 0.0) + seconds)
+        else:
+            _record_failure(self._failures, result)
+            self.summary.failed += 1
+            causes = self.summary.failure_causes
+            causes[result.error] = causes.get(result.error, 0) + 1
+        self._bar.update(1)
+        self._bar.set_postfix(failed=self.summary.failed, refresh=False)
+
+    def finish(self, seconds: float) -> BatchSummary:
+        """The end of a run (every engine): the merged segments file, ``summary.json``.
+
+        A batch-level report belongs here, after the summary is written.
+        """
+        self.close()
+        self.summary.seconds = seconds
+        self.summary.slowest = [(url, round(s, 2)) for s, url in
+                                sorted(self._times, reverse=True)[:SLOWEST_SHOWN]]
+        self.summary.stage_seconds = {stage: round(value, 3) for stage, value
+                                      in sorted(self.summary.stage_seconds.items())}
+        if self.options.merged:
+            write_merged_segments(self.out)
+        _write_summary(self.out / SUMMARY_FILE, self.summary)
+        return self.summary
+
+    def close(self) -> None:
+        self._bar.close()
+        self._failures.close()
+
+
+def write_merged_segments(out: Path) -> Path:
+    """``DIR/segments.jsonl``: the segment lines of every finished page of the folder (this run's
+    and earlier ones'), page after page in marker order, streamed and replaced atomically."""
+    with atomic_file(out / MERGED_FILE) as merged:
+        for marker in sorted((out / DONE_FOLDER).iterdir()):
+            page = out / marker.name / "segments.jsonl"
+            if marker.name.startswith(".") or not page.is_file():
+                continue
+            with open(page, encoding="utf-8") as lines:
+                shutil.copyfileobj(lines, merged)
+    return out / MERGED_FILE
+
+
+def _allow_private(pipeline: PipelineOptions) -> bool:
+    return bool(pipeline.capture_options and pipeline.capture_options.allow_private)
+
+
+def _user_agent(pipeline: PipelineOptions) -> str:
+    return (pipeline.capture_options and pipeline.capture_options.user_agent) or USER_AGENT
 
 
 def _checked_pipeline(pipeline: PipelineOptions) -> PipelineOptions:
@@ -136,54 +292,64 @@ def _checked_pipeline(pipeline: PipelineOptions) -> PipelineOptions:
     segmenter or options it does not take, a bad config file (read here once for all workers)."""
     capture_options = pipeline.capture_options or CaptureOptions()
     find_chromium(capture_options.chromium_path)
+    if capture_options.user_agent is None:  # live sites are told who visits
+        capture_options = replace(capture_options, user_agent=USER_AGENT)
     return replace(pipeline, capture_options=capture_options).checked()
 
 
-def _results(tasks: list[PageTask], workers: int) -> Iterator[PageOutcome]:
-    """Results in completion order; one worker runs in this process (no pool to start)."""
-    if not tasks:
+def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
+             options: BatchOptions) -> Iterator[PageOutcome]:
+    """The local engine's results in completion order; one worker runs in this process (no
+    pool to start)."""
+    if queue.exhausted():
         return
-    if workers == 1:
-        with Browser(tasks[0].pipeline.capture_options,
-                     restart_every=tasks[0].restart_every) as browser:
-            for task in tasks:
+    if options.workers == 1:
+        with Browser(pipeline.capture_options, restart_every=options.restart_every) as browser:
+            while not queue.exhausted():
+                task = queue.take()
+                if task is None:  # every waiting page's host is busy or resting
+                    time.sleep(queue.wait_s())
+                    continue
                 yield run_page(task, browser)
+                queue.finished(task)
         return
-    pending = list(reversed(tasks))
-    while pending:
+    while not queue.exhausted():
         # A pool whose worker died (killed, out of memory) is broken: the pages it held fail,
         # and a new pool takes the rest.
-        with ProcessPoolExecutor(max_workers=min(workers, len(pending)),
-                                 mp_context=get_context("spawn"), initializer=init_worker) as pool:
+        with ProcessPoolExecutor(max_workers=options.workers, mp_context=get_context("spawn"),
+                                 initializer=init_worker) as pool:
             try:
-                yield from _pool_results(pool, pending, workers,
-                                         tasks[0].pipeline.timeout_s + OVERDUE_GRACE_S)
+                yield from _pool_results(pool, queue, options.workers,
+                                         pipeline.timeout_s + OVERDUE_GRACE_S)
             except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
                 _stop_workers(pool)
                 raise
 
 
-def _pool_results(pool: ProcessPoolExecutor, pending: list[PageTask], workers: int,
+def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers: int,
                   overdue_after_s: float) -> Iterator[PageOutcome]:
-    """Results of one pool until it breaks or ``pending`` is empty (taken from its end).
+    """Results of one pool until it breaks or ``queue`` is exhausted.
 
     A page still running ``overdue_after_s`` after it started has a worker that does not stop
     at its deadline (stuck outside Python, where the worker's own timer cannot reach): the
     pool's workers are stopped, that page fails as a timeout and the pages it held go back to
-    ``pending`` for a fresh pool.
+    the queue for a fresh pool.
     """
     running: dict[Future[PageOutcome], PageTask] = {}
     started: dict[Future[PageOutcome], float] = {}
     broken = False
-    while (pending or running) and not broken:
-        while pending and len(running) < 2 * workers:
-            task = pending.pop()
+    while running or not queue.exhausted():
+        while len(running) < 2 * workers and (task := queue.take()) is not None:
             running[pool.submit(run_in_worker, task)] = task
+        if not running:  # every waiting page's host is busy or resting
+            time.sleep(queue.wait_s())
+            continue
         finished = _wait_some(running, started)
         overdue = [future for future in running if future not in finished
                    and time.monotonic() - started.get(future, time.monotonic()) > overdue_after_s]
         for future in finished:
             task = running.pop(future)
+            queue.finished(task)
             try:
                 yield future.result()
             except BrokenProcessPool:
@@ -192,15 +358,19 @@ def _pool_results(pool: ProcessPoolExecutor, pending: list[PageTask], workers: i
         if overdue and not broken:
             _stop_workers(pool, OVERDUE_STOP_S)
             for future in overdue:
-                yield _overdue(running.pop(future), overdue_after_s)
-            yield from _finished_or_requeued(running, pending)
+                task = running.pop(future)
+                queue.finished(task)
+                yield _overdue(task, overdue_after_s)
+            yield from _finished_or_requeued(running, queue)
             return
-    if broken:
-        for future, task in running.items():
-            try:
-                yield future.result(timeout=0)
-            except Exception:
-                yield _died(task)
+        if broken:
+            for future, task in running.items():
+                queue.finished(task)
+                try:
+                    yield future.result(timeout=0)
+                except Exception:
+                    yield _died(task)
+            return
 
 
 def _wait_some(running: dict[Future[PageOutcome], PageTask],
@@ -217,14 +387,15 @@ def _wait_some(running: dict[Future[PageOutcome], PageTask],
 
 
 def _finished_or_requeued(running: dict[Future[PageOutcome], PageTask],
-                          pending: list[PageTask]) -> Iterator[PageOutcome]:
+                          queue: PageQueue[PageTask]) -> Iterator[PageOutcome]:
     """After the workers were stopped: pages that finished meanwhile count, the others wait for
     the next pool (they did nothing wrong)."""
     for future, task in running.items():
         if future.done() and not future.cancelled() and future.exception() is None:
+            queue.finished(task)
             yield future.result()
         else:
-            pending.append(task)
+            queue.put_back(task)
 
 
 def _stop_workers(pool: ProcessPoolExecutor, wait_s: float = _STOP_WAIT_S) -> None:

@@ -14,18 +14,20 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..capture import Browser, CaptureOptions
+from ..capture import Browser, CaptureOptions, discard_screenshot
 from ..errors import WpsError
 from ..files import TERMINATED_EXIT, Terminated, remove_own_temporaries
-from ..pipeline import PipelineOptions, segment_to_directory
+from ..model import PageCapture
+from ..pipeline import PageResult, PipelineOptions, segment_to_directory
 
 _BROWSER: Browser | None = None
 _IN_PAGE = False
@@ -41,6 +43,15 @@ class PageTask:
     pipeline: PipelineOptions
     """With ``capture_options`` set: the worker's browser is launched with them."""
     restart_every: int | None
+    html: bytes | None = None
+    """The page's stored HTML (JSONL, WARC): rendered offline and recorded under ``source``."""
+
+    @property
+    def host(self) -> str | None:
+        """The site this page is fetched from (politeness); ``None`` for files and stored HTML."""
+        from .politeness import site_of
+
+        return None if self.html is not None else site_of(self.source)
 
 
 @dataclass(slots=True)
@@ -53,6 +64,9 @@ class PageOutcome:
     """Error class name on failure."""
     message: str = ""
     exit_code: int = 0
+    stages: dict[str, float] = field(default_factory=dict)
+    """Seconds per stage of a finished page: the capture's own (``navigate_s``, ``scroll_s``,
+    ``dom_s``, ``screenshot_s``, ...) and ``after_capture_s`` (segmentation to output)."""
 
 
 def worker_browser(options: CaptureOptions, restart_every: int | None) -> Browser:
@@ -126,7 +140,7 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
     try:
         browser = browser or worker_browser(task.pipeline.capture_options or CaptureOptions(),
                                             task.restart_every)
-        process_page(task.source, Path(task.out_dir), task.pipeline, browser)
+        result = process_page(task, browser)
     except WpsError as err:
         return PageOutcome(task.source, task.out_dir, False, time.perf_counter() - started,
                           type(err).__name__, str(err), err.exit_code)
@@ -136,10 +150,50 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
                    f"({os.path.basename(where.filename)}:{where.lineno})")
         return PageOutcome(task.source, task.out_dir, False, time.perf_counter() - started,
                           type(err).__name__, message.replace("\n", " "), 1)
-    return PageOutcome(task.source, task.out_dir, True, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return PageOutcome(task.source, task.out_dir, True, seconds, stages=page_stages(result, seconds))
 
 
-def process_page(source: str, out_dir: Path, pipeline: PipelineOptions, browser: Browser) -> None:
+def page_stages(result: PageResult, seconds: float) -> dict[str, float]:
+    """Where a page's time went: the capture's stage timings and the rest after it."""
+    stages = {name: value for name, value in result.capture.timings.items()
+              if name.endswith("_s") and name != "total_s"}
+    stages["after_capture_s"] = max(0.0, seconds - result.capture.timings.get("total_s", 0.0))
+    return stages
+
+
+def process_page(task: PageTask, browser: Browser) -> PageResult:
     """The per-page pipeline, as ``wps segment --out`` runs it: every output into ``out_dir``,
     and the text step's page report beside them."""
-    segment_to_directory(source, out_dir, pipeline, browser=browser)  # main-text.json included
+    if task.html is None:
+        return segment_to_directory(task.source, Path(task.out_dir), task.pipeline,
+                                    browser=browser)
+    capture = capture_stored_page(task, browser)
+    try:
+        return segment_to_directory(capture, Path(task.out_dir), task.pipeline)
+    finally:
+        discard_screenshot(capture.screenshot)
+
+
+def capture_stored_page(task: PageTask, browser: Browser) -> PageCapture:
+    """Render stored HTML as a local page (offline: it reaches no network, as a local file does)
+    and record it under the page's own URL and id.
+
+    Rendered from a temporary ``page.html`` because the capture takes URLs and files; a capture
+    option to render given bytes under a URL would save that write.
+    """
+    from ..capture.screenshots import SOURCE_PREFIX, new_temp_folder
+    from ..capture.sources import page_id_for
+    from ..deadline import Deadline
+
+    folder = new_temp_folder(SOURCE_PREFIX)
+    try:
+        page = folder / "page.html"
+        page.write_bytes(task.html or b"")
+        options = task.pipeline.capture_options or browser.options
+        capture = browser.capture(page, options,
+                                  deadline=Deadline(options.timeout_s, what=task.source))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return replace(capture, url=task.source, final_url=task.source,
+                   page_id=page_id_for(task.source))
