@@ -17,7 +17,7 @@ PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
-EXTRAS="${WPS_EXTRAS:-test,detect,noise,vision}"
+EXTRAS="${WPS_EXTRAS:-test,detect,noise,vision,warc,ray}"
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 log="$(mktemp)"
 if ! .venv/bin/python -m pip install -q -e ".[${EXTRAS}]" >"$log" 2>&1; then
