@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 from typing import Iterable, Sequence
 
+import cv2
 import numpy as np
 
 Box = tuple[float, float, float, float]
 """``(left, top, right, bottom)`` in page pixels."""
 CELL_PX = 4
 """Grid cell size: text boxes are rounded out to cells, so a label clears text by up to this."""
-TEXT_WEIGHT, LABEL_WEIGHT = 1, 4
+TEXT_WEIGHT, LABEL_WEIGHT = 1.0, 4
 """What an overlap costs per cell when no place is free: covering a label is worse than text."""
 
 
@@ -34,65 +35,107 @@ def place_labels(segments: Sequence[Box], sizes: Sequence[tuple[float, float]],
     Tried in turn: above the outline (left end, then right end), below it (same), left of it,
     right of it; the first that lies in ``area`` and touches no text and no label placed before
     wins, else the least-covering one; inside the top-left corner only when nothing else fits.
+    The text under every candidate is summed at once; only the labels placed so far are looked
+    at one segment after the other.
     """
-    grid = _Grid(area)
-    grid.fill_text(texts)
-    taken = np.zeros_like(grid.text, dtype=bool)
+    if not segments:
+        return []
+    grid = _Grid(area, texts)
+    left, top, right, bottom = np.asarray(segments, dtype=float).reshape(-1, 4).T
+    width, height = np.asarray(sizes, dtype=float).reshape(-1, 2).T
+    xs = np.stack([left, right - width, left, right - width, left - gap - width, right + gap], 1)
+    ys = np.stack([top - gap - height] * 2 + [bottom + gap] * 2 + [top] * 2, 1)
+    widths, heights = width[:, None], height[:, None]
+    inside = ((xs >= grid.left) & (ys >= grid.top) & (xs + widths <= grid.right)
+              & (ys + heights <= grid.bottom))
+    x0, y0, x1, y1 = grid.cells(xs, ys, widths, heights)
+    costs = np.where(inside, TEXT_WEIGHT * grid.text_cells(x0, y0, x1, y1), np.inf)
+    costs = costs.tolist()
+    labels = _Labels()
     places = []
-    for (left, top, right, bottom), (width, height) in zip(segments, sizes):
-        candidates = [
-            (left, top - gap - height), (right - width, top - gap - height),
-            (left, bottom + gap), (right - width, bottom + gap),
-            (left - gap - width, top), (right + gap, top),
-        ]
-        best, best_cost = (left + gap, top + gap), math.inf
-        for x, y in candidates:
-            if not grid.inside(x, y, width, height):
-                continue
-            cells = grid.cells(x, y, width, height)
-            cost = TEXT_WEIGHT * grid.text_cells(cells)
-            rows, columns = slice(cells[1], cells[3]), slice(cells[0], cells[2])
-            cost += LABEL_WEIGHT * int(taken[rows, columns].sum())
+    for index in range(len(costs)):
+        best, best_cost = None, math.inf
+        # least text first (ties in the order above): once a candidate's text alone costs as
+        # much as the best place found, no later one can be better
+        for cost, choice in sorted(zip(costs[index], range(6))):
+            if cost >= best_cost:
+                break
+            box = (float(xs[index, choice]), float(ys[index, choice]))
+            box += (box[0] + float(width[index]), box[1] + float(height[index]))
+            cost += LABEL_WEIGHT * labels.covered(box)
             if cost < best_cost:
-                best, best_cost = (x, y), cost
+                best, best_cost = box, cost
                 if cost == 0:
                     break
-        places.append(best)
-        x0, y0, x1, y1 = grid.cells(best[0], best[1], width, height)
-        taken[y0:y1, x0:x1] = True
+        if best is None:  # no room outside: inside the top-left corner
+            x, y = float(left[index] + gap), float(top[index] + gap)
+            best = (x, y, x + float(width[index]), y + float(height[index]))
+        places.append(best[:2])
+        labels.add(best)
     return places
 
 
-class _Grid:
-    """The page area in cells of :data:`CELL_PX`: which hold text, and their running sums."""
+class _Labels:
+    """The labels placed so far, filed by horizontal bands of the page (a label is looked at
+    only by candidates in its band)."""
 
-    def __init__(self, area: Box) -> None:
-        self.left, self.top, self.right, self.bottom = area
+    BAND_PX = 64
+
+    def __init__(self) -> None:
+        self.bands: dict[int, list[Box]] = {}
+
+    def add(self, box: Box) -> None:
+        for band in range(int(box[1] // self.BAND_PX), int(box[3] // self.BAND_PX) + 1):
+            self.bands.setdefault(band, []).append(box)
+
+    def covered(self, box: Box) -> float:
+        """Square pixels of ``box`` under labels (a label in two bands counts twice: the cost
+        of a place, where only zero matters exactly)."""
+        left, top, right, bottom = box
+        area = 0.0
+        for band in range(int(top // self.BAND_PX), int(bottom // self.BAND_PX) + 1):
+            for other in self.bands.get(band, ()):
+                width = min(right, other[2]) - max(left, other[0])
+                height = min(bottom, other[3]) - max(top, other[1])
+                if width > 0 and height > 0:
+                    area += width * height
+        return area / (CELL_PX * CELL_PX)  # in cells, as the text
+
+
+class _Grid:
+    """The page area in cells of :data:`CELL_PX`, with the running sums of how much text each
+    holds (an integral image: the text in any rectangle of cells is four lookups)."""
+
+    def __init__(self, area: Box, texts: Iterable[Box]) -> None:
+        self.left, self.top, self.right, self.bottom = (float(v) for v in area)
         self.columns = max(1, math.ceil((self.right - self.left) / CELL_PX))
         self.rows = max(1, math.ceil((self.bottom - self.top) / CELL_PX))
-        self.text = np.zeros((self.rows, self.columns), dtype=bool)
-        self.sums = np.zeros((self.rows + 1, self.columns + 1), dtype=np.int64)
+        boxes = np.array([box for box in texts if all(map(math.isfinite, box))],
+                         dtype=float).reshape(-1, 4)
+        boxes = boxes[(boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])]
+        x0, y0, x1, y1 = self.cells(boxes[:, 0], boxes[:, 1], boxes[:, 2] - boxes[:, 0],
+                                    boxes[:, 3] - boxes[:, 1])
+        # Each box as four corner marks: their running sums (OpenCV's integral image, the
+        # fastest there is here) count the boxes over every cell; those of "any text" give
+        # the sums that are looked up.
+        stride = self.columns + 1
+        corners = np.concatenate([y0 * stride + x0, y0 * stride + x1, y1 * stride + x0,
+                                  y1 * stride + x1])
+        signs = np.repeat(np.array([1, -1, -1, 1], dtype=np.float64), len(x0))
+        marks = np.bincount(corners, signs, minlength=(self.rows + 1) * stride).astype(
+            np.float32).reshape(self.rows + 1, stride)
+        counts = cv2.integral(marks, sdepth=cv2.CV_32F)[1:-1, 1:-1]
+        self.sums = cv2.integral((counts > 0.5).astype(np.uint8), sdepth=cv2.CV_32S)
 
-    def cells(self, x: float, y: float, width: float, height: float) -> tuple[int, int, int, int]:
-        """The cells a rectangle touches, as ``(x0, y0, x1, y1)`` slice bounds in the grid."""
-        x0 = min(max(int((x - self.left) // CELL_PX), 0), self.columns)
-        y0 = min(max(int((y - self.top) // CELL_PX), 0), self.rows)
-        x1 = min(max(math.ceil((x + width - self.left) / CELL_PX), x0), self.columns)
-        y1 = min(max(math.ceil((y + height - self.top) / CELL_PX), y0), self.rows)
+    def cells(self, x, y, width, height):  # arrays in, arrays out
+        """The cells rectangles touch, as ``(x0, y0, x1, y1)`` slice bounds in the grid."""
+        x0 = np.clip(np.floor((x - self.left) / CELL_PX), 0, self.columns).astype(np.int64)
+        y0 = np.clip(np.floor((y - self.top) / CELL_PX), 0, self.rows).astype(np.int64)
+        x1 = np.clip(np.ceil((x + width - self.left) / CELL_PX), x0, self.columns).astype(np.int64)
+        y1 = np.clip(np.ceil((y + height - self.top) / CELL_PX), y0, self.rows).astype(np.int64)
         return x0, y0, x1, y1
 
-    def fill_text(self, texts: Iterable[Box]) -> None:
-        for left, top, right, bottom in texts:
-            if right > left and bottom > top:
-                x0, y0, x1, y1 = self.cells(left, top, right - left, bottom - top)
-                self.text[y0:y1, x0:x1] = True
-        self.sums[1:, 1:] = self.text.cumsum(axis=0).cumsum(axis=1)
-
-    def text_cells(self, cells: tuple[int, int, int, int]) -> int:
-        x0, y0, x1, y1 = cells
+    def text_cells(self, x0, y0, x1, y1):
+        """How many cells of each rectangle hold text."""
         sums = self.sums
-        return int(sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0])
-
-    def inside(self, x: float, y: float, width: float, height: float) -> bool:
-        return (x >= self.left and y >= self.top and x + width <= self.right
-                and y + height <= self.bottom)
+        return sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]

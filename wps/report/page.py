@@ -36,8 +36,8 @@ KIND_COLOURS = ("#6f42c1", "#0a7d75", "#9a6700", "#1f6feb", "#bf3989", "#57606a"
 DETAIL_SKIPPED = frozenset({"polygon", "node_ids", "doc_id", "url", "page_id", "segmenter",
                             "records"})
 """Line fields the detail view leaves out: page-wide or too long to read there."""
-DETAIL_FIELD_CHARS = 400
-"""A further field whose JSON is longer than this is left out of the detail view."""
+DETAIL_FIELD_ITEMS = 12
+"""A further list or object field with more items than this is left out of the detail view."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +119,7 @@ def _detail(record: dict[str, Any], view: SegmentView) -> dict[str, Any]:
     for key, value in record.items():
         if key in known or key in DETAIL_SKIPPED:
             continue
-        encoded = json.dumps(value, ensure_ascii=False, default=str)
-        if len(encoded) <= DETAIL_FIELD_CHARS:
+        if _short(value):
             fields[key] = value
     stats = record.get("stats")
     return {
@@ -135,6 +134,17 @@ def _detail(record: dict[str, Any], view: SegmentView) -> dict[str, Any]:
         "stats": stats if isinstance(stats, dict) else {},
         "fields": fields,
     }
+
+
+def _short(value: Any) -> bool:
+    """A value worth a row of the detail view: a scalar, or a list or object of at most
+    :data:`DETAIL_FIELD_ITEMS` scalars (a number list such as a box, a few XPaths)."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list):
+        return True
+    return len(value) <= DETAIL_FIELD_ITEMS and not any(
+        isinstance(item, (list, dict)) for item in value)
 
 
 def _script_json(value: Any) -> str:
