@@ -157,8 +157,8 @@ class RobotsRules:
         robots_url = f"{site}/robots.txt"
         try:
             check_url(robots_url, allow_private=self.allow_private)
-        except WpsError as err:
-            return f"{err} (robots.txt)"
+        except WpsError as err:  # a place pages may not reach either
+            return str(err)
         rules = urllib.robotparser.RobotFileParser(robots_url)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
                                              _GuardedRedirects(self.allow_private))
@@ -167,7 +167,7 @@ class RobotsRules:
             with opener.open(request, timeout=_ROBOTS_TIMEOUT_S) as response:
                 rules.parse(response.read(512 * 1024).decode("utf-8", "replace").splitlines())
         except WpsError as err:  # a redirect to a place pages may not reach
-            return f"{err} (robots.txt redirect)"
+            return str(err)
         except urllib.error.HTTPError as err:
             if err.code in (401, 403) or err.code >= 500:
                 return f"{site}/robots.txt answered HTTP {err.code}: site not crawled"
