@@ -7,14 +7,17 @@ segmenter borrows another one's internals.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..model import Box, PageCapture
 from ..text.normalise import clean_piece
 
 __all__ = ["GRANULARITY_LEVELS", "HIDDEN_VISIBILITY", "INLINE_TAGS", "box_area", "clip_box",
-           "enclosing_block", "granularity_level", "intersect_boxes", "reading_text", "shown",
-           "union_box"]
+           "enclosing_block", "granularity_level", "intersect_boxes", "reading_text",
+           "screenshot_pixels", "shared_screenshot", "shown", "union_box"]
 
 GRANULARITY_LEVELS = {"coarse": 0.25, "medium": 0.5, "fine": 0.75}
 """The named points of the shared ``granularity`` option, on a scale from 0 (coarsest) to 1."""
@@ -50,6 +53,45 @@ def granularity_level(value: str | float, owner: str) -> float:
         raise UsageError(f"{owner}: granularity must be one of {sorted(GRANULARITY_LEVELS)} "
                          f"or a number in [0, 1], got {value!r}")
     return float(value)
+
+
+_DECODED: ContextVar[dict[str, Any] | None] = ContextVar("wps_decoded_screenshots", default=None)
+
+
+@contextmanager
+def shared_screenshot() -> Iterator[None]:
+    """Within the block every segmenter decodes a screenshot once (an ensemble's members share
+    it); outside, each decodes its own, so a segmenter's time includes its decoding."""
+    token = _DECODED.set({})
+    try:
+        yield
+    finally:
+        _DECODED.reset(token)
+
+
+def screenshot_pixels(path: str | Path, grey: bool = False) -> Any:
+    """The screenshot as an RGB (or grey) uint8 array, read-only; ``None`` when unreadable."""
+    import cv2
+
+    decoded = _DECODED.get()
+    key = str(path)
+    if decoded is None:
+        if grey:
+            return cv2.imread(key, cv2.IMREAD_GRAYSCALE)
+        pixels = cv2.imread(key, cv2.IMREAD_COLOR)
+        return None if pixels is None else cv2.cvtColor(pixels, cv2.COLOR_BGR2RGB)
+    if key not in decoded:
+        pixels = cv2.imread(key, cv2.IMREAD_COLOR)
+        if pixels is not None:
+            pixels = cv2.cvtColor(pixels, cv2.COLOR_BGR2RGB)
+            pixels.setflags(write=False)
+        decoded[key] = pixels
+    rgb = decoded[key]
+    if rgb is None or not grey:
+        return rgb
+    if key + "#grey" not in decoded:
+        decoded[key + "#grey"] = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    return decoded[key + "#grey"]
 
 
 def box_area(box: Box) -> float:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...errors import InputFileError
 from ...model import Segment
+from ..geometry import screenshot_pixels
 
 MARGIN = 2
 """Pixels of context around each box, so the box's own border edges are found."""
@@ -24,7 +25,7 @@ def tighten_boxes(segments: list[Segment], screenshot: Path, low: int, high: int
     """Replace each segment's polygon by its Canny-tightened box, in place."""
     import cv2
 
-    image = cv2.imread(str(screenshot), cv2.IMREAD_GRAYSCALE)
+    image = screenshot_pixels(screenshot, grey=True)
     if image is None:
         raise InputFileError(f"{screenshot}: unreadable screenshot")
     image_height, image_width = image.shape

@@ -17,7 +17,7 @@ import numpy as np
 from ...errors import SegmentationError, UsageError
 from ...model import PageCapture, Segment, Segmentation
 from .. import Segmenter, build_segmenter, register_segmenter
-from ..geometry import granularity_level, reading_text
+from ..geometry import granularity_level, reading_text, shared_screenshot
 
 DEFAULT_MEMBERS = "dom-cohesion,vips,xycut"
 
@@ -71,13 +71,14 @@ class EnsembleSegmenter:
         from ...webis import to_webis
 
         voters: dict[str, list] = {}
-        for number, member in enumerate(self._members):
-            try:
-                output = member.segment(page)
-            except SegmentationError:
-                continue  # a member with nothing to say does not vote
-            webis = to_webis(output, f"{number}-{member.name}")
-            voters.update(webis["segmentations"])
+        with shared_screenshot():  # the members decode the screenshot once
+            for number, member in enumerate(self._members):
+                try:
+                    output = member.segment(page)
+                except SegmentationError:
+                    continue  # a member with nothing to say does not vote
+                webis = to_webis(output, f"{number}-{member.name}")
+                voters.update(webis["segmentations"])
         voters = {name: segments for name, segments in voters.items() if segments}
         if len(voters) < self.min_votes:
             raise SegmentationError(f"{page.url or page.page_id}: only {len(voters)} ensemble "

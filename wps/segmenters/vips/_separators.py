@@ -18,8 +18,9 @@ import numpy as np
 from ._blocks import VisualBlocks
 
 
-SAMPLE_STEP = 3
-"""Colours are read on every third pixel along a separator (enough for medians and 80 % lines)."""
+SAMPLE_STEP, MAX_SAMPLES = 3, 128
+"""Colours are read on every third pixel along a separator, on at most about 128 pixels (enough
+for medians and 80 % lines)."""
 
 
 @dataclass(slots=True)
@@ -129,8 +130,10 @@ def _band(separator: Separator, span: tuple[float, float, float, float],
     the region's extent on the other axis."""
     lo, hi = int(round(start)), int(round(end))
     if separator.axis == 1:
-        return slice(max(lo, 0), max(hi, 0)), slice(int(span[0]), int(span[2]), SAMPLE_STEP)
-    return slice(int(span[1]), int(span[3]), SAMPLE_STEP), slice(max(lo, 0), max(hi, 0))
+        step = max(SAMPLE_STEP, int(span[2] - span[0]) // MAX_SAMPLES)
+        return slice(max(lo, 0), max(hi, 0)), slice(int(span[0]), int(span[2]), step)
+    step = max(SAMPLE_STEP, int(span[3] - span[1]) // MAX_SAMPLES)
+    return slice(int(span[1]), int(span[3]), step), slice(max(lo, 0), max(hi, 0))
 
 
 def _crosses_rule(separator: Separator, span: tuple[float, float, float, float],
@@ -154,7 +157,8 @@ def _drawn_line(image: np.ndarray, separator: Separator,
     if band.size == 0:
         return False
     along = 1 if separator.axis == 1 else 0  # lines along the separator
-    background = np.median(band.reshape(-1, 3), axis=0)
+    edges = band[[0, -1]] if separator.axis == 1 else band[:, [0, -1]]
+    background = np.median(edges.reshape(-1, 3), axis=0)  # the gap's own colour at its sides
     ink = np.abs(band - background).sum(axis=2) > 40
     return bool((ink.mean(axis=along) > 0.8).any())
 

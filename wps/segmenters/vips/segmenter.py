@@ -19,7 +19,7 @@ from ...deadline import check_deadline
 from ...errors import InputFileError, SegmentationError, UsageError
 from ...model import PageCapture, Segment, Segmentation
 from .. import register_segmenter
-from ..geometry import granularity_level, reading_text
+from ..geometry import granularity_level, reading_text, screenshot_pixels
 from ._blocks import VisualBlocks, extract_blocks
 from ._separators import SeparatorWeights, find_separators, weigh
 
@@ -163,12 +163,10 @@ class VipsSegmenter:
         """The screenshot as an RGB array, or ``None`` when there is none to read."""
         if not self.use_screenshot or page.screenshot is None or not Path(page.screenshot).exists():
             return None
-        import cv2
-
-        image = cv2.imread(str(page.screenshot), cv2.IMREAD_COLOR)
+        image = screenshot_pixels(page.screenshot)
         if image is None:
             raise InputFileError(f"{page.screenshot}: unreadable screenshot")
-        return image[:, :, ::-1]
+        return image
 
 
 def _nearest_relative(blocks: VisualBlocks, block: int, region: np.ndarray,

@@ -30,7 +30,8 @@ import numpy as np
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
-from ..geometry import granularity_level, intersect_boxes, reading_text, shown, union_box
+from ..geometry import (granularity_level, intersect_boxes, reading_text, screenshot_pixels,
+                        shown, union_box)
 from ._xycut_core import ROWS, CutParameters, PageImage, Region, build_tree, prepare
 
 REFERENCE_WIDTH = 1366.0
@@ -316,13 +317,11 @@ def load_screenshot(page: PageCapture, name: str) -> np.ndarray:
     if page.screenshot is None:
         raise SegmentationError(
             f"{name}: xycut needs a screenshot; capture with a screenshot or use dom-cohesion")
-    import cv2
-
     path = Path(page.screenshot)
-    pixels = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+    pixels = screenshot_pixels(path) if path.is_file() else None
     if pixels is None:
         raise SegmentationError(f"{name}: screenshot {path} is missing or not a readable image")
-    return cv2.cvtColor(pixels, cv2.COLOR_BGR2RGB)
+    return pixels
 
 
 def assign_nodes(page: PageCapture, cells: list[Box], fraction: float) -> list[list[int]]:
