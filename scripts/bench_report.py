@@ -57,7 +57,7 @@ def report_time(result, folder: Path, repeats: int) -> str:
 
 
 def tall_page(segments: int, lines: int, height: int = 16000, seed: int = 1) -> wps.PageResult:
-    """A page ``height`` px tall of ``segments`` stacked boxes (6 px apart), each holding
+    """A page ``height`` px tall of ``segments`` stacked boxes (up to 6 px apart), each holding
     ``lines`` lines of text."""
     rng = random.Random(seed)
     nodes = [Node(0, None, "BODY", "/HTML[1]/BODY[1]", (0, 0, 1366, height))]
@@ -66,7 +66,7 @@ def tall_page(segments: int, lines: int, height: int = 16000, seed: int = 1) -> 
     for index in range(segments):
         top = index * step
         left = rng.choice((0, 40, 300))
-        box = (left, top, left + rng.randint(300, 1000), top + step - 6)
+        box = (left, top, left + rng.randint(300, 1000), top + step - min(6.0, step / 4))
         element = len(nodes)
         nodes.append(Node(element, 0, "DIV", f"/HTML[1]/BODY[1]/DIV[{index + 1}]", box))
         members = [element]
@@ -89,10 +89,58 @@ def tall_page(segments: int, lines: int, height: int = 16000, seed: int = 1) -> 
     return wps.PageResult(capture, Segmentation("tall", "synthetic", 1366, height, parts))
 
 
+IN_PAGE_TIMES = """async () => {
+  const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const time = async (action) => { const t = performance.now(); action(); await frame();
+                                   return performance.now() - t; };
+  const press = (key) => document.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+  const boxes = document.querySelectorAll(".seg");
+  return {
+    next: await time(() => press("j")),
+    click: await time(() => boxes[boxes.length >> 1].click()),
+    filter: await time(() => document.querySelector("input[value=dropped]").click()),
+    unfilter: await time(() => document.querySelector("input[value=all]").click()),
+  };
+}"""
+
+
+def browser_times(result: wps.PageResult, folder: Path) -> None:
+    """Load the report of ``result`` (with a page-sized screenshot) in Chromium; time loading,
+    a j key, a click on a box and a filter change, each up to the second frame after it."""
+    from PIL import Image, ImageDraw
+    from playwright.sync_api import sync_playwright
+
+    from wps.capture import find_chromium
+
+    capture = result.capture
+    (folder / "capture").mkdir(parents=True)
+    image = Image.new("RGB", (capture.width, capture.height), "white")
+    draw = ImageDraw.Draw(image)
+    for node in capture.nodes:
+        if node.is_text:
+            draw.rectangle(node.bbox, fill=(90, 90, 90))
+    image.save(folder / "capture" / "screenshot.png")
+    facts = page_facts_from_capture(capture, "capture/screenshot.png")
+    records = segment_records(capture, result.segmentation)
+    (folder / "report.html").write_text(page_report_html(facts, records, None), encoding="utf-8")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=find_chromium())
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        started = time.perf_counter()
+        page.goto((folder / "report.html").as_uri(), wait_until="load")
+        loaded = (time.perf_counter() - started) * 1000
+        times = page.evaluate(IN_PAGE_TIMES)
+        browser.close()
+    print(f"  in Chromium, {len(records)} segments, {capture.height} px: load {loaded:.0f} ms, "
+          + ", ".join(f"{name} {value:.0f} ms" for name, value in times.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--webis", type=Path, default=SHARED / "webis-webseg-20-sample")
+    parser.add_argument("--browser", action="store_true",
+                        help="also time the tall pages' reports in Chromium (file://)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-report-") as temporary:
         folder = Path(temporary)
@@ -111,6 +159,10 @@ def main() -> None:
             tall = tall_page(segments, lines)
             print(f"{name}: {segments} segments, {len(tall.capture.nodes)} nodes, "
                   f"{tall.capture.height} px: {report_time(tall, folder, args.repeats)}")
+
+        if args.browser:
+            browser_times(tall_page(400, 5), folder / "tall")
+            browser_times(tall_page(2000, 5), folder / "dense")
 
         saved = folder / "saved"
         wps.segment_to_directory(args.webis / "000000", saved)

@@ -292,7 +292,8 @@ def _filters(views: list[SegmentView], kept: int, reasons: Counter[str],
 
 def _legend(colours: dict[str, str]) -> str:
     items = ["<li><span class=\"swatch kept\"></span> \u2713 kept: solid outline</li>",
-             "<li><span class=\"swatch dropped\"></span> \u2717 dropped: dashed, hatched</li>"]
+             "<li><span class=\"swatch dropped\"></span> \u2717 dropped: dashed outline, "
+             "hatched left edge</li>"]
     if colours:
         chips = " ".join(f"<span class=\"chip\" style=\"background:{colour}\">{escape(kind)}"
                          "</span>" for kind, colour in colours.items())
