@@ -20,6 +20,10 @@ MEDIA_TAGS = frozenset("IMG SVG CANVAS VIDEO AUDIO PICTURE OBJECT EMBED INPUT SE
                        "BUTTON IFRAME".split())
 HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
 RULE_TAGS = frozenset({"HR"})
+CONTAINER_TAGS = frozenset("HEADER NAV MAIN ASIDE FOOTER SECTION ARTICLE FORM TABLE UL OL DL "
+                           "FIGURE BLOCKQUOTE PRE DETAILS FIELDSET".split())
+"""Elements that enclose one unit of content (HTML sectioning, lists, tables, forms): two blocks
+in different ones are in different units."""
 
 
 @dataclass(slots=True)
@@ -37,6 +41,8 @@ class VisualBlocks:
     font_size: np.ndarray
     """Computed font size in px where the capture recorded it, else NaN."""
     tags: list[str]
+    container: np.ndarray
+    """Id of the nearest :data:`CONTAINER_TAGS` ancestor of each block (-1: none)."""
     overflow: np.ndarray
     """True where the block lies mostly outside one of its containers (see
     :func:`_outside_ancestor`): it goes with its DOM relatives, not where its box falls."""
@@ -98,6 +104,8 @@ def extract_blocks(page: PageCapture) -> VisualBlocks:
         node_ids=leaves,
         boxes=boxes[leaves] if leaves else np.zeros((0, 4)),
         overflow=np.asarray([_outside_ancestor(boxes, path) for path in paths], dtype=bool),
+        container=np.asarray([next((a for a in reversed(path) if nodes[a].tag in CONTAINER_TAGS),
+                                   -1) for path in paths], dtype=np.int64),
         paths=paths,
         heading=heading,
         font_size=font_size,

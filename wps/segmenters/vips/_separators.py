@@ -6,7 +6,8 @@ furthest end seen so far is one (numpy: sort + cumulative max). Its weight follo
 rules: wider gaps weigh more, a drawn rule (``<hr>`` or a line in the screenshot) and different
 background colours on the two sides weigh more, a heading or a font change right after a
 horizontal separator weighs more, and (wps) the DOM: a separator between two different children
-of the region's common container weighs more than one inside a sub-container.
+of the region's common container weighs more than one inside a sub-container, and one between
+blocks of different content containers (sections, lists, tables, forms) more than one inside.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class SeparatorWeights:
     column: float = 1.0
     dom_boundary: float = 1.5
     dom_nested: float = -0.5
+    container: float = 0.0
     overlap_tolerance_px: float = 2.0
 
 
@@ -102,6 +104,8 @@ def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
                              + weights.background * _background_differs(
                                  image, separator, span, weights.background_delta))
             weight += seen[key]
+        if blocks.container[a] != blocks.container[b]:
+            weight += weights.container
         depth = _common_depth(blocks.paths[a], blocks.paths[b]) - region_depth
         if depth <= 0:
             weight += weights.dom_boundary

@@ -53,6 +53,9 @@ class VipsSegmenter:
     size_weight, screen_height_px
         A region's DoC is lowered by size_weight × log2(1 + height / screen height): a region
         taller than a screen is less coherent than one people take in at a glance.
+    container_weight
+        Added when the blocks on both sides lie in different content containers (sections,
+        lists, tables, forms: ``_blocks.CONTAINER_TAGS``).
     use_screenshot
         Read rules and background colours from the screenshot when the capture has one.
     min_segment_area
@@ -71,6 +74,7 @@ class VipsSegmenter:
     column_weight: float = 1.0
     dom_boundary_weight: float = 1.5
     dom_nested_weight: float = -0.5
+    container_weight: float = 0.0
     size_weight: float = 1.0
     screen_height_px: float = 768.0
     use_screenshot: bool = True
@@ -91,7 +95,7 @@ class VipsSegmenter:
             rule=self.rule_weight, background=self.background_weight,
             heading=self.heading_weight, font_change=self.font_change_weight,
             column=self.column_weight, dom_boundary=self.dom_boundary_weight,
-            dom_nested=self.dom_nested_weight)
+            dom_nested=self.dom_nested_weight, container=self.container_weight)
 
     def segment(self, page: PageCapture) -> Segmentation:
         blocks = extract_blocks(page)
