@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape
 from html.parser import HTMLParser
 
 import pytest
@@ -64,8 +65,9 @@ def _page(tmp_path, name="page", texts=("Hello there", HOSTILE)):
                           page_id=name, title=f"A <b>{name}</b>")
     out = tmp_path / name
     write_page_outputs(capture, Segmentation(name, "dom-cohesion", 400, 300, segments), out,
-                       main_text={"extractor": "trafilatura", "blocks": 1, "page_kept": True,
-                                  "page_reasons": []})
+                       main_text={"extractor": "trafilatura", "blocks": 2, "page_kept": True,
+                                  "page_reasons": [],
+                                  "unaligned": [{"kind": "p", "tag": "p", "text": HOSTILE}]})
     return out
 
 
@@ -80,6 +82,7 @@ def test_page_report_has_one_box_per_line_and_page_text_stays_text(tmp_path):
         assert box["data-kept"] == str(line["kept"]).lower()
         assert box["data-reasons"].split() == line["reasons"]
     assert elements.tags["script"] == 2 and elements.tags.get("b") is None
+    assert escape(HOSTILE) in html.split('<details class="unplaced">')[1]  # unplaced main text
     data = html.split('<script type="application/json" id="segment-data">')[1]
     data = data.split("</script>")[0]
     assert "<" not in data

@@ -249,7 +249,19 @@ def _page_header(facts: PageFacts, views: list[SegmentView], kept: int,
         rows.append(("Screenshot", "cut at the screenshot height limit"))
     cells = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in rows)
     return (f"<header class=\"top\"><h1>{escape(facts.title or 'Untitled page')}</h1>"
-            f"<dl class=\"facts\">{cells}</dl></header>\n")
+            f"<dl class=\"facts\">{cells}</dl>{_unplaced(main_text)}</header>\n")
+
+
+def _unplaced(main_text: dict[str, Any] | None) -> str:
+    """The main-text blocks the text step found but could not place on the page."""
+    blocks = (main_text or {}).get("unaligned")
+    if not isinstance(blocks, list) or not blocks:
+        return ""
+    items = "".join(
+        f"<li>{escape(str(block.get('text', '')) if isinstance(block, dict) else str(block))}"
+        "</li>" for block in blocks)
+    return (f"<details class=\"unplaced\"><summary>{len(blocks)} main-text blocks not found on "
+            f"the page</summary><ol>{items}</ol></details>")
 
 
 def page_verdict_html(main_text: dict[str, Any] | None) -> str:
