@@ -141,17 +141,23 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
         browser = browser or worker_browser(task.pipeline.capture_options or CaptureOptions(),
                                             task.restart_every)
         result = process_page(task, browser)
-    except WpsError as err:
-        return PageOutcome(task.source, task.out_dir, False, time.perf_counter() - started,
-                          type(err).__name__, str(err), err.exit_code)
-    except Exception as err:  # a bug on one page must not stop the batch
-        where = traceback.extract_tb(err.__traceback__)[-1]
-        message = (f"{task.source}: internal error: {type(err).__name__}: {err} "
-                   f"({os.path.basename(where.filename)}:{where.lineno})")
-        return PageOutcome(task.source, task.out_dir, False, time.perf_counter() - started,
-                          type(err).__name__, message.replace("\n", " "), 1)
+    except Exception as err:
+        return failed_outcome(task, err, time.perf_counter() - started)
     seconds = time.perf_counter() - started
     return PageOutcome(task.source, task.out_dir, True, seconds, stages=page_stages(result, seconds))
+
+
+def failed_outcome(task: PageTask, err: Exception, seconds: float) -> PageOutcome:
+    """A page's failure as a value: its error class, one-line message and exit code."""
+    if isinstance(err, WpsError):
+        return PageOutcome(task.source, task.out_dir, False, seconds, type(err).__name__,
+                           str(err), err.exit_code)
+    # a bug on one page must not stop the batch
+    where = traceback.extract_tb(err.__traceback__)[-1]
+    message = (f"{task.source}: internal error: {type(err).__name__}: {err} "
+               f"({os.path.basename(where.filename)}:{where.lineno})")
+    return PageOutcome(task.source, task.out_dir, False, seconds, type(err).__name__,
+                       message.replace("\n", " "), 1)
 
 
 def page_stages(result: PageResult, seconds: float) -> dict[str, float]:
@@ -173,6 +179,18 @@ def process_page(task: PageTask, browser: Browser) -> PageResult:
         return segment_to_directory(capture, Path(task.out_dir), task.pipeline)
     finally:
         discard_screenshot(capture.screenshot)
+
+
+def render_page(task: PageTask, browser: Browser) -> PageCapture:
+    """Only the capture of a page (the Ray engine segments it elsewhere)."""
+    if task.html is not None:
+        return capture_stored_page(task, browser)
+    from ..deadline import Deadline
+    from ..pipeline import load_capture
+
+    options = task.pipeline.capture_options or browser.options
+    return load_capture(task.source, capture_options=options, browser=browser,
+                        deadline=Deadline(options.timeout_s, what=task.source))
 
 
 def capture_stored_page(task: PageTask, browser: Browser) -> PageCapture:

@@ -1,0 +1,119 @@
+"""The Ray engine of `wps batch` on a local Ray instance: the same records as the local engine, and
+a driver killed with SIGKILL half-way, then rerun, leaves one output per page and no staging."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from wps.capture import CaptureOptions
+from wps.pipeline import PipelineOptions
+from wps.runner import BatchOptions, run_batch, source_key
+
+pytest.importorskip("ray")
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CAPTURE = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=60,
+                         allow_private=True)  # with screenshots: they travel to the CPU tasks
+TOPICS = ["rivers", "bridges", "mills", "ferries", "orchards", "markets"]
+
+
+def page(topic: str) -> str:
+    paragraphs = "".join(
+        f"<p>The {topic} of the valley changed in year {n}: people who lived beside them wrote "
+        f"long letters about the {topic}, and the local paper printed every one of them.</p>"
+        for n in range(3))
+    links = "".join(f"<li><a href='/{other}'>{other}</a></li>" for other in TOPICS)
+    return (f"<!doctype html><title>{topic}</title><body><nav><ul>{links}</ul></nav>"
+            f"<main><h1>On {topic}</h1>{paragraphs}</main><footer>(c) valley news</footer></body>")
+
+
+@pytest.fixture()
+def site(page_server):
+    urls = [page_server.add_html(f"/ray-{topic}", page(topic)) for topic in TOPICS]
+    return urls, page_server.url("/ray-missing")
+
+
+def records(out, urls) -> dict[str, list[str]]:
+    """Each page's segments.jsonl lines, as sorted canonical JSON."""
+    return {url: sorted(json.dumps(json.loads(line), sort_keys=True) for line in
+                        (out / source_key(url) / "segments.jsonl").read_text().splitlines())
+            for url in urls}
+
+
+def test_ray_engine_writes_the_same_records_as_the_local_engine(site, tmp_path):
+    urls, missing = site
+    pipeline = PipelineOptions(capture_options=CAPTURE)
+    options = dict(pipeline=pipeline, progress=False, host_delay_s=0, per_host=None)
+    local = run_batch([*urls, missing], tmp_path / "local", BatchOptions(**options))
+    on_ray = run_batch([*urls, missing], tmp_path / "ray",
+                       BatchOptions(engine="ray", renderers=2, **options))
+    assert (local.done, local.failed) == (on_ray.done, on_ray.failed) == (len(urls), 1)
+    expected = records(tmp_path / "local", urls)
+    assert all(expected.values())
+    assert records(tmp_path / "ray", urls) == expected
+    for url in urls:  # the screenshot went through Ray's object store to the CPU task
+        assert (tmp_path / "ray" / source_key(url) / "capture" / "screenshot.png").stat().st_size
+        assert (tmp_path / "ray" / ".done" / source_key(url)).is_file()
+    failures = [json.loads((tmp_path / name / "failures.jsonl").read_text())
+                for name in ("local", "ray")]
+    assert failures[0] == failures[1] and failures[0]["exit_code"] == 13
+    assert json.loads((tmp_path / "ray" / "summary.json").read_text())["engine"] == "ray"
+
+
+def test_ray_driver_killed_half_way_then_rerun_finishes_each_page_once(page_server, tmp_path):
+    def slow(topic):
+        def answer(handler) -> None:
+            time.sleep(1.5)
+            body = page(topic).encode()
+            handler.send_response(200)
+            handler.send_header("Content-Type", "text/html")
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+        return answer
+
+    for topic in TOPICS:
+        page_server.routes[f"/ray-slow-{topic}"] = slow(topic)
+    urls = [page_server.url(f"/ray-slow-{topic}") for topic in TOPICS]
+    listing, out = tmp_path / "urls.txt", tmp_path / "out"
+    listing.write_text("\n".join(urls) + "\n")
+    args = [str(listing), "--out", str(out), "--engine", "ray", "--renderers", "2",
+            "--settle", "0", "--scroll-steps", "1", "--timeout", "60", "--allow-private",
+            "--segmenter", "baseline", "--no-progress", "--host-delay", "0"]
+    driver = subprocess.Popen([sys.executable, "-m", "wps", "batch", *args],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / ".done").is_dir() or not any((out / ".done").iterdir()):
+            assert driver.poll() is None and time.monotonic() < deadline, driver.communicate()
+            time.sleep(0.2)
+        os.kill(driver.pid, signal.SIGKILL)  # half-way: at least one page done, others running
+        driver.wait()
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    done_before = len(list((out / ".done").iterdir()))
+    assert done_before < len(urls)
+
+    rerun = subprocess.run([sys.executable, "-m", "wps", "batch", *args], capture_output=True,
+                           text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{done_before} skipped" in rerun.stderr
+    assert sorted(p.name for p in (out / ".done").iterdir()) == sorted(map(source_key, urls))
+    pages = sorted(p.name for p in out.iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert pages == sorted(map(source_key, urls))  # exactly one folder per page
+    leftovers = [p.name for folder in (out, out / ".done") for p in folder.iterdir()
+                 if any(tag in p.name for tag in (".staging-", ".old-", ".tmp-"))]
+    assert leftovers == []
+    for url in urls:
+        lines = (out / source_key(url) / "segments.jsonl").read_text().splitlines()
+        assert lines and all(json.loads(line)["url"] == url for line in lines)
