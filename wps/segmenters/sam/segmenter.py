@@ -66,6 +66,9 @@ class SamSegmenter:
         Side of the square windows in screenshot pixels; 0 = the screenshot's width.
     tile_overlap
         Share of a window's side that neighbouring windows share.
+    work_size
+        Windows are shrunk to this long side before the generator, its masks scaled back;
+        0 = the model's input side (1024), which the model itself resizes to anyway.
     merge_iou
         Masks of two windows join when their IoU inside the shared band reaches this.
     max_area_fraction
@@ -92,6 +95,7 @@ class SamSegmenter:
     min_mask_region_area: int = 0
     tile_size: int = 0
     tile_overlap: float = 0.25
+    work_size: int = 0
     merge_iou: float = 0.5
     max_area_fraction: float = 0.7
     duplicate_iou: float = 0.9
@@ -109,8 +113,10 @@ class SamSegmenter:
                 raise UsageError(f"sam: {option} must be in [0, 1], got {value}")
         if self.nested not in NESTED_RULES:
             raise UsageError(f"sam: nested must be one of {list(NESTED_RULES)}, got {self.nested!r}")
-        if self.tile_size < 0 or self.points_per_side < 1 or self.points_per_batch < 1:
-            raise UsageError("sam: tile_size must be >= 0, points_per_side and points_per_batch >= 1")
+        if min(self.tile_size, self.work_size) < 0 or min(self.points_per_side,
+                                                          self.points_per_batch) < 1:
+            raise UsageError("sam: tile_size and work_size must be >= 0, points_per_side and "
+                             "points_per_batch >= 1")
         require_vision("sam")
         self.checkpoint = str(checkpoint_path(self.checkpoint, CHECKPOINT_VARIABLE, "checkpoint",
                                               "sam"))
@@ -127,21 +133,42 @@ class SamSegmenter:
         tiles = []
         for window in tile_windows(width, height, self.tile_size or width, self.tile_overlap):
             left, top, right, bottom = window
-            limit = self.max_area_fraction * (right - left) * (bottom - top)
-            found = [PageMask.from_array(record["segmentation"], left, top,
-                                         float(record["predicted_iou"]))
-                     for record in self._generate(rgb[top:bottom, left:right])
-                     if record["area"] <= limit]
+            found = [PageMask.from_array(pixels, left, top, score)
+                     for pixels, score in self._window_masks(rgb[top:bottom, left:right])]
             tiles.append((window, [mask for mask in found if mask is not None]))
         merged = merge_tile_masks(tiles, self.merge_iou)
         return clean_masks(merged, width * height, self.max_area_fraction, self.duplicate_iou,
                            self.nested_fraction, self.nested)
 
-    def _generate(self, tile: np.ndarray) -> list[dict[str, Any]]:
+    def _window_masks(self, window: np.ndarray) -> list[tuple[np.ndarray, float]]:
+        """(window-sized bool mask, predicted IoU) of one window, window-sized masks excluded.
+
+        The generator runs on the window shrunk to the model's input side (SAM sees no more
+        detail than that, and upsampling 3 × 1,024 candidate masks to the full window is most
+        of its CPU time); the kept masks are scaled back to the window."""
+        import cv2
         import torch
 
+        generator = self.generator()
+        height, width = window.shape[:2]
+        side = self.work_size or int(generator.predictor.model.image_encoder.img_size)
+        factor = min(1.0, side / max(height, width))
+        small = window if factor == 1.0 else cv2.resize(
+            window, (max(1, round(width * factor)), max(1, round(height * factor))),
+            interpolation=cv2.INTER_AREA)
+        limit = self.max_area_fraction * small.shape[0] * small.shape[1]
         with torch.inference_mode():
-            return self.generator().generate(np.ascontiguousarray(tile))
+            records = generator.generate(np.ascontiguousarray(small))
+        found = []
+        for record in records:
+            if record["area"] > limit:
+                continue
+            pixels = record["segmentation"]
+            if factor != 1.0:
+                pixels = cv2.resize(pixels.astype(np.uint8), (width, height),
+                                    interpolation=cv2.INTER_NEAREST).astype(bool)
+            found.append((pixels, float(record["predicted_iou"])))
+        return found
 
     def generator(self) -> Any:
         """The ``SamAutomaticMaskGenerator`` (the model loads on first use, once per process)."""
