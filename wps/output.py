@@ -9,6 +9,7 @@ run never leaves a half-written folder.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import tempfile
@@ -87,12 +88,12 @@ def draw_overlay(capture: PageCapture, segmentation: Segmentation, path: str | P
                 if segment.kept:
                     draw.line(points, fill=colour, width=OUTLINE_PX)
                 else:
-                    for start, end in zip(points, points[1:]):
+                    for start, end in itertools.pairwise(points):
                         _dashed_line(draw, start, end, colour)
         labels.append((f"{order} {'kept' if segment.kept else 'dropped'}", colour))
     sizes, offsets = [], []
     for text, _ in labels:
-        left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+        _left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
         sizes.append((right + 2 * LABEL_PAD_PX, bottom - top + 2 * LABEL_PAD_PX))
         offsets.append(top)
     places = place_labels([segment.bbox for segment in segmentation.segments], sizes,

@@ -35,7 +35,7 @@ FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "60"]
 
 def _wps(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "wps", *args], capture_output=True, text=True,
-                          timeout=300)
+                          check=False, timeout=300)
 
 
 def _lines(folder: Path) -> list[dict]:

@@ -8,8 +8,6 @@ import re
 from html import escape
 from html.parser import HTMLParser
 
-import pytest
-
 from wps.cli import main
 from wps.errors import InputFileError
 from wps.model import Node, PageCapture, Segment, Segmentation

@@ -11,8 +11,7 @@ from ..jsonsafe import load_json_text
 from ..model import PageCapture
 from ..output import CAPTURE_DIR, MAIN_TEXT_FILE, SEGMENTATION_FILE
 from ..records import SEGMENTS_FILE, check_segment_line
-from .page import (REPORT_FILE, PageFacts, page_facts_from_capture, page_report_html,
-                   positive_int)
+from .page import REPORT_FILE, PageFacts, page_facts_from_capture, page_report_html, positive_int
 
 CAPTURE_FILE = "capture.json"
 """What :meth:`wps.model.PageCapture.save` writes into ``capture/``."""

@@ -9,7 +9,7 @@ of ``report.html``. Text is looked up in a coarse grid of the page's text-node b
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import cv2
 import numpy as np

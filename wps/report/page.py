@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from html import escape
 from importlib.resources import files
-from typing import Any, Iterable
+from typing import Any
 
 from .labels import Box, place_labels, text_boxes
 
@@ -205,24 +206,24 @@ def page_report_html(facts: PageFacts, records: list[dict[str, Any]],
     parts = [
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "img-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
+        ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "img-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"),
         f"<title>Segments: {escape(name)}</title>\n<style>\n{asset('report.css')}</style>\n",
         "</head>\n<body class=\"page-report\">\n",
         _page_header(facts, views, kept, main_text),
         "<div class=\"layout\">\n<aside class=\"panel\" aria-label=\"Segments\">\n",
         _filters(views, kept, reasons, kinds),
         _legend(colours),
-        "<section class=\"detail\" id=\"detail\" aria-live=\"polite\" tabindex=\"-1\">"
+        ("<section class=\"detail\" id=\"detail\" aria-live=\"polite\" tabindex=\"-1\">"
         "<h2>Segment</h2><p class=\"hint\">Hover or click a segment, or press j / k "
         "(\u2193 / \u2191) to step through the list; Enter shows the selected one on the "
-        "page; Esc clears.</p></section>\n",
+        "page; Esc clears.</p></section>\n"),
         _segment_list(views, colours),
         "</aside>\n",
         _figure(facts, views, colours),
         "</div>\n",
-        f"<script type=\"application/json\" id=\"segment-data\">{_script_json(details)}"
-        "</script>\n",
+        (f"<script type=\"application/json\" id=\"segment-data\">{_script_json(details)}"
+        "</script>\n"),
         f"<script>\n{asset('page.js')}</script>\n</body>\n</html>\n",
     ]
     return "".join(parts)
@@ -234,15 +235,15 @@ def _page_header(facts: PageFacts, views: list[SegmentView], kept: int,
     kept_chars = sum(len(view.text) for view in views if view.kept)
     dropped_chars = sum(len(view.text) for view in views if not view.kept)
     rows = [("URL", f"<code>{escape(facts.url)}</code>" if facts.url else "unknown"),
-            ("Segments", f"{len(views)}: {kept} kept ({kept_chars:,} characters), "
-                         f"{dropped} dropped ({dropped_chars:,} characters)"),
+            ("Segments", (f"{len(views)}: {kept} kept ({kept_chars:,} characters), "
+                         f"{dropped} dropped ({dropped_chars:,} characters)")),
             ("Page verdict", page_verdict_html(main_text))]
     if main_text is not None and isinstance(main_text.get("extractor"), str):
         unplaced = main_text.get("unaligned")
-        rows.append(("Main text", f"{escape(main_text['extractor'])}, "
+        rows.append(("Main text", (f"{escape(main_text['extractor'])}, "
                      f"{positive_int(main_text.get('blocks'))} blocks, "
                      f"{len(unplaced) if isinstance(unplaced, list) else 0} not found on the "
-                     "page"))
+                     "page")))
     if facts.screenshot is None:
         rows.append(("Screenshot", "none (outlines on a blank page)"))
     elif facts.screenshot_truncated:
@@ -304,8 +305,8 @@ def _filters(views: list[SegmentView], kept: int, reasons: Counter[str],
 
 def _legend(colours: dict[str, str]) -> str:
     items = ["<li><span class=\"swatch kept\"></span> \u2713 kept: solid outline</li>",
-             "<li><span class=\"swatch dropped\"></span> \u2717 dropped: dashed outline, "
-             "hatched left edge</li>"]
+             ("<li><span class=\"swatch dropped\"></span> \u2717 dropped: dashed outline, "
+             "hatched left edge</li>")]
     if colours:
         chips = " ".join(f"<span class=\"chip\" style=\"background:{colour}\">{escape(kind)}"
                          "</span>" for kind, colour in colours.items())
