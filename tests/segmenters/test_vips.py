@@ -12,7 +12,7 @@ from wps.errors import UsageError
 from wps.segmenters import build_segmenter
 from wps.segmenters.geometry import granularity_level
 from wps.segmenters.vips._blocks import extract_blocks
-from wps.segmenters.vips._separators import SeparatorWeights, find_separators, weigh
+from wps.segmenters.vips._separators import find_separators, weigh
 
 DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00003"
 
@@ -76,8 +76,8 @@ def test_separator_weights_follow_the_rules(page):
     separators = find_separators(blocks.boxes, 1, 2.0)
     from wps.segmenters.vips.segmenter import VipsSegmenter
 
-    image = VipsSegmenter()._image(page)
-    weigh(separators, region, blocks, image, SeparatorWeights())
+    vips = VipsSegmenter()
+    weigh(separators, region, blocks, vips._image(page), vips.weights)
     by_start = {round(s.start): s for s in separators}
     header_bottom = max(box[3] for box, i in zip(blocks.boxes, blocks.node_ids)
                         if "Home" in page.text_of(i) or "Site title" in page.text_of(i))

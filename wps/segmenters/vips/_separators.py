@@ -38,19 +38,20 @@ class Separator:
 
 @dataclass(slots=True)
 class SeparatorWeights:
-    """How much each of VIPS's separator rules adds to a separator's weight."""
+    """How much each of VIPS's separator rules adds to a separator's weight (the defaults are
+    :class:`~wps.segmenters.vips.VipsSegmenter`'s options)."""
 
-    gap_unit_px: float = 12.0
-    max_gap_weight: float = 4.0
-    rule: float = 3.0
-    background: float = 2.5
+    gap_unit_px: float
+    max_gap_weight: float
+    rule: float
+    background: float
+    heading: float
+    font_change: float
+    column: float
+    dom_boundary: float
+    dom_nested: float
+    container: float
     background_delta: float = 30.0
-    heading: float = 1.5
-    font_change: float = 1.0
-    column: float = 1.0
-    dom_boundary: float = 1.5
-    dom_nested: float = -0.5
-    container: float = 0.0
     overlap_tolerance_px: float = 2.0
 
 

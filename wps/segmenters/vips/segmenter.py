@@ -80,7 +80,8 @@ class VipsSegmenter:
     use_screenshot: bool = True
     min_segment_area: float = 16.0
     name: str = "vips"
-    _weights: SeparatorWeights = field(init=False, repr=False)
+    weights: SeparatorWeights = field(init=False, repr=False)
+    """The separator rule weights the options above make up."""
 
     def __post_init__(self) -> None:
         if self.granularity is not None:
@@ -90,7 +91,7 @@ class VipsSegmenter:
             raise UsageError(f"vips: pdoc must be in [1, 11], got {self.pdoc}")
         if self.gap_unit_px <= 0:
             raise UsageError(f"vips: gap_unit_px must be > 0, got {self.gap_unit_px}")
-        self._weights = SeparatorWeights(
+        self.weights = SeparatorWeights(
             gap_unit_px=self.gap_unit_px, max_gap_weight=self.max_gap_weight,
             rule=self.rule_weight, background=self.background_weight,
             heading=self.heading_weight, font_change=self.font_change_weight,
@@ -122,7 +123,7 @@ class VipsSegmenter:
         """The leaf regions of the content structure (block indices, DoC), in reading order."""
         emitted: list[tuple[np.ndarray, float]] = []
         stack = [np.arange(len(blocks.node_ids))]
-        tolerance = self._weights.overlap_tolerance_px
+        tolerance = self.weights.overlap_tolerance_px
         seen: dict[tuple, float] = {}
         while stack:
             check_deadline("segmentation")
@@ -137,7 +138,7 @@ class VipsSegmenter:
                 emitted.append((np.sort(np.concatenate([region, whole[blocks.overflow[whole]]])),
                                 MAX_DOC))
                 continue
-            weigh(separators, region, blocks, image, self._weights, seen)
+            weigh(separators, region, blocks, image, self.weights, seen)
             heaviest = max(separator.weight for separator in separators)
             height = float(boxes[:, 3].max() - boxes[:, 1].min())
             tallness = self.size_weight * np.log2(1.0 + height / self.screen_height_px)
