@@ -112,8 +112,9 @@ def _box(bbox: Any) -> tuple[float, float, float, float]:
     return 0.0, 0.0, 0.0, 0.0
 
 
-def _detail(record: dict[str, Any], view: SegmentView) -> dict[str, Any]:
-    """What the script shows of a segment: its texts, statistics, reasons and the short fields."""
+def _detail(record: dict[str, Any], view: SegmentView, text_step: bool) -> dict[str, Any]:
+    """What the script shows of a segment: its texts, statistics, reasons and the short fields
+    (its main text only where the text step ran: without it the field is empty, not found)."""
     known = {"text", "main_text", "stats", "reasons", "kept", "kind", "prose_score",
              "segment_id", "order"}
     fields = {}
@@ -131,7 +132,8 @@ def _detail(record: dict[str, Any], view: SegmentView) -> dict[str, Any]:
         "kind": view.kind,
         "prose_score": record.get("prose_score"),
         "text": view.text,
-        "main_text": record.get("main_text") if isinstance(record.get("main_text"), str) else None,
+        "main_text": (record.get("main_text") if text_step
+                      and isinstance(record.get("main_text"), str) else None),
         "stats": stats if isinstance(stats, dict) else {},
         "fields": fields,
     }
@@ -197,7 +199,8 @@ def page_report_html(facts: PageFacts, records: list[dict[str, Any]],
                      main_text: dict[str, Any] | None) -> str:
     """The report of one page as one HTML document."""
     views = segment_views(records)
-    details = [_detail(record, view) for record, view in zip(records, views)]
+    details = [_detail(record, view, main_text is not None)
+               for record, view in zip(records, views)]
     colours = kind_colours(view.kind for view in views)
     kept = sum(view.kept for view in views)
     reasons = Counter(reason for view in views for reason in view.reasons)
