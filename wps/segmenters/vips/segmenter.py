@@ -56,6 +56,10 @@ class VipsSegmenter:
     container_weight
         Added when the blocks on both sides lie in different content containers (sections,
         lists, tables, forms: ``_blocks.CONTAINER_TAGS``).
+    grow_to_containers
+        A segment's box is the union of the boxes of the largest DOM containers whose blocks all
+        lie in it (their padding, borders and background included, as people outline a box)
+        where such a box meets no other segment's block; ``False``: the union of its blocks.
     use_screenshot
         Read rules and background colours from the screenshot when the capture has one.
     min_segment_area
@@ -77,6 +81,7 @@ class VipsSegmenter:
     container_weight: float = 0.0
     size_weight: float = 1.0
     screen_height_px: float = 768.0
+    grow_to_containers: bool = True
     use_screenshot: bool = True
     min_segment_area: float = 16.0
     name: str = "vips"
@@ -105,10 +110,12 @@ class VipsSegmenter:
                                     f"content")
         image = self._image(page)
         regions = self.content_structure(blocks, image)
+        boxes = (_container_boxes(page, blocks, [region for region, _ in regions])
+                 if self.grow_to_containers else
+                 [tuple(float(v) for v in (*blocks.boxes[r, :2].min(axis=0),
+                                           *blocks.boxes[r, 2:].max(axis=0))) for r, _ in regions])
         segments = []
-        for region, doc in regions:
-            box = (float(blocks.boxes[region, 0].min()), float(blocks.boxes[region, 1].min()),
-                   float(blocks.boxes[region, 2].max()), float(blocks.boxes[region, 3].max()))
+        for (region, doc), box in zip(regions, boxes):
             if (box[2] - box[0]) * (box[3] - box[1]) < self.min_segment_area:
                 continue
             node_ids = _subtree_ids(page, [blocks.node_ids[i] for i in region])
@@ -172,6 +179,44 @@ class VipsSegmenter:
         if image is None:
             raise InputFileError(f"{page.screenshot}: unreadable screenshot")
         return image
+
+
+def _container_boxes(page: PageCapture, blocks: VisualBlocks,
+                     regions: list[np.ndarray]) -> list[tuple[float, float, float, float]]:
+    """Per region, the union of the boxes of its maximal containers (see ``grow_to_containers``)."""
+    from ..geometry import clip_box
+
+    owner = np.full(len(blocks.node_ids), -1)
+    for number, region in enumerate(regions):
+        owner[region] = number
+    leaves_below: dict[int, int] = {}
+    for path in blocks.paths:
+        for ancestor in path[1:]:  # never the body
+            leaves_below[ancestor] = leaves_below.get(ancestor, 0) + 1
+    result = []
+    for number, region in enumerate(regions):
+        outside = blocks.boxes[owner != number]
+        inside: dict[int, int] = {}
+        for block in region:
+            for ancestor in blocks.paths[block][1:]:
+                inside[ancestor] = inside.get(ancestor, 0) + 1
+        boxes = []
+        for block in region:
+            chosen = blocks.boxes[block]
+            for ancestor in blocks.paths[block][1:]:  # the outermost container that fits
+                if inside[ancestor] != leaves_below[ancestor]:
+                    continue
+                box = np.asarray(clip_box(page.nodes[ancestor].bbox, page.width, page.height))
+                meets = ((np.minimum(box[2], outside[:, 2]) > np.maximum(box[0], outside[:, 0]))
+                         & (np.minimum(box[3], outside[:, 3]) > np.maximum(box[1], outside[:, 1])))
+                if not meets.any():
+                    chosen = box
+                    break
+            boxes.append(chosen)
+        stacked = np.asarray(boxes)
+        result.append((float(stacked[:, 0].min()), float(stacked[:, 1].min()),
+                       float(stacked[:, 2].max()), float(stacked[:, 3].max())))
+    return result
 
 
 def _nearest_relative(blocks: VisualBlocks, block: int, region: np.ndarray,
