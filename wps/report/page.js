@@ -6,6 +6,7 @@
   const stage = document.getElementById("stage");
   const list = document.getElementById("items");
   const detail = document.getElementById("detail");
+  const announce = document.getElementById("announce");  // selection only, not every hover
   const hint = detail.innerHTML;
   const boxes = [], items = [];
   for (const box of stage.querySelectorAll(".seg")) boxes[Number(box.dataset.index)] = box;
@@ -79,6 +80,7 @@
     selected = index;
     render(index);
     if (index < 0) return;
+    announce.textContent = boxes[index].getAttribute("aria-label");
     boxes[index].classList.add("selected");
     items[index].setAttribute("aria-current", "true");
     showInList(items[index]);

@@ -217,10 +217,11 @@ def page_report_html(facts: PageFacts, records: list[dict[str, Any]],
         "<div class=\"layout\">\n<aside class=\"panel\" aria-label=\"Segments\">\n",
         _filters(views, kept, reasons, kinds),
         _legend(colours),
-        ("<section class=\"detail\" id=\"detail\" aria-live=\"polite\" tabindex=\"-1\">"
-        "<h2>Segment</h2><p class=\"hint\">Hover or click a segment, or press j / k "
-        "(\u2193 / \u2191) to step through the list; Enter shows the selected one on the "
-        "page; Esc clears.</p></section>\n"),
+        ("<p class=\"sr-only\" id=\"announce\" aria-live=\"polite\"></p>"
+         "<section class=\"detail\" id=\"detail\" tabindex=\"-1\">"
+         "<h2>Segment</h2><p class=\"hint\">Hover or click a segment, or press j / k "
+         "(\u2193 / \u2191) to step through the list; Enter shows the selected one on the "
+         "page; Esc clears.</p></section>\n"),
         _segment_list(views, colours),
         "</aside>\n",
         _figure(facts, views, colours),
