@@ -61,6 +61,9 @@ class Node:
     inside: frozenset[str] = frozenset()
     """Contexts from ``CONTEXT_TAGS`` values that an ancestor (or the node itself) opens."""
     depth: int = 0
+    attrs: dict[str, str] = field(default_factory=dict)
+    """Attributes of an element that the later stages read (class, id, role, input type, item
+    type; see ``wps.capture.dom.ATTRIBUTES``), only those set."""
 
     @property
     def is_text(self) -> bool:
@@ -78,6 +81,8 @@ class Node:
         data = asdict(self)
         data["inside"] = sorted(self.inside)
         data["bbox"] = list(self.bbox)
+        if not self.attrs:
+            del data["attrs"]
         return data
 
     @classmethod
@@ -93,6 +98,7 @@ class Node:
             style=dict(data.get("style") or {}),
             inside=frozenset(data.get("inside") or ()),
             depth=int(data.get("depth", 0)),
+            attrs={str(k): str(v) for k, v in (data.get("attrs") or {}).items()},
         )
 
 

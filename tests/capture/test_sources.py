@@ -106,3 +106,17 @@ def test_unsupported_urls(browser, source):
     with pytest.raises(UsageError) as caught:
         browser.capture(source)
     assert str(caught.value).startswith(source)
+
+
+def test_saved_page_in_utf8_that_declares_latin1_is_read_as_utf8(tmp_path, browser):
+    """Saved copies are often re-encoded as UTF-8 but keep their ISO-8859-1 meta tag; a Latin-1
+    file that really is Latin-1 (not valid UTF-8) keeps its declared charset."""
+    html = '<html><head><meta charset="iso-8859-1"></head><body><p>Größe: schön</p></body></html>'
+    resaved = tmp_path / "resaved.html"
+    resaved.write_bytes(html.encode("utf-8"))
+    original = tmp_path / "original.html"
+    original.write_bytes(html.encode("latin-1"))
+    for page in (resaved, original):
+        capture = browser.capture(str(page))
+        discard_screenshot(capture.screenshot)
+        assert [node.text for node in capture.nodes if node.is_text] == ["Größe: schön"], page

@@ -49,6 +49,13 @@ SKIPPED_TAGS: tuple[str, ...] = ("SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE")
 MAX_STYLE_CHARS = 200
 """Long computed values (data-URL backgrounds, font stacks) are cut to keep captures small."""
 
+ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "type", "itemtype")
+"""Element attributes recorded when set: the evidence for repeated records (``post``,
+``comment``, ``answer`` classes and ids, schema.org item types) and for form fields (an input's
+``type``, password boxes) that boxes and styles do not show."""
+
+MAX_ATTR_CHARS = 120
+
 
 MAX_FRAMES = 20
 """Iframes walked per page at most (same- and cross-origin together); the rest are skipped."""
@@ -102,6 +109,8 @@ def walk_arguments(
         "styles": list(STYLE_PROPERTIES),
         "skip": list(SKIPPED_TAGS),
         "maxStyleChars": MAX_STYLE_CHARS,
+        "attributes": list(ATTRIBUTES),
+        "maxAttrChars": MAX_ATTR_CHARS,
         "walkId": walk_id,
         "maxFrames": max_frames,
         "frame": frame,
@@ -150,13 +159,15 @@ def _parse_part(
     tags: list[str] = data["tags"]
     styles = [tuple(values) for values in data["styles"]]
     insides = [frozenset(value.split(",")) if value else frozenset() for value in data["insides"]]
+    attrs = [{name: value for name, value in zip(ATTRIBUTES, values) if value}
+             for values in data.get("attrs", [])]
     prefixes = [(visible, every, int(extra)) for visible, every, extra in
                 data.get("prefixes", [["", "", "0"]])]
     first = len(nodes)
     frame_inside = nodes[part.frame_node].inside if part.frame_node is not None else frozenset()
     for row in data["nodes"]:
-        parent, tag_index, visible, all_index, left, top, right, bottom, text, style, inside = \
-            row[:11]
+        parent, tag_index, visible, all_index, left, top, right, bottom, text, style, inside, \
+            attr = row[:12]
         tag = tags[tag_index]
         if parent < 0 and part.frame_node is None:
             xpath, xpath_all, depth, parent = data["rootXpath"], data["rootXpathAll"], \
@@ -169,8 +180,8 @@ def _parse_part(
                           int(data["rootDepth"]) + 1)
             else:
                 parent += first
-                base = parent if len(row) == 11 or row[11] < 0 else row[11] + first
-                prefix = prefixes[row[12]] if len(row) > 11 else prefixes[0]
+                base = parent if len(row) == 12 or row[12] < 0 else row[12] + first
+                prefix = prefixes[row[13]] if len(row) > 12 else prefixes[0]
             step = "text()" if tag == TEXT_TAG else tag
             xpath = f"{xpaths[base]}{prefix[0]}/{step}[{visible}]"
             xpath_all = f"{xpaths_all[base]}{prefix[1]}/{step}[{all_index}]"
@@ -190,6 +201,7 @@ def _parse_part(
                 style=dict(zip(STYLE_PROPERTIES, styles[style])) if style >= 0 else {},
                 inside=insides[inside] | frame_inside if frame_inside else insides[inside],
                 depth=depth,
+                attrs=attrs[attr] if attr >= 0 else {},
             )
         )
 

@@ -1,8 +1,10 @@
 """What a capture source is: an http(s) URL, or a local ``.html``/``.html.gz`` file opened offline.
 
-Local files are rendered through a ``file:`` URL. A gzipped file, or a UTF-8 file that declares
-no charset, is first copied to a temporary ``.html`` file (with a UTF-8 byte-order mark where no
-charset is declared, so Chromium does not fall back to windows-1252). A document that is empty
+Local files are rendered through a ``file:`` URL. A gzipped file, or a non-ASCII file that is
+valid UTF-8, is first copied to a temporary ``.html`` file (the latter with a UTF-8 byte-order
+mark, which outranks any ``<meta charset>``: a saved page is very often re-encoded as UTF-8 while
+its meta tag still names ISO-8859-1, and valid UTF-8 is almost never meant as anything else;
+without the mark Chromium would also fall back to windows-1252 where no charset is declared). A document that is empty
 or binary is refused here (:func:`check_body`), for a web page once it has been served.
 """
 
@@ -21,7 +23,6 @@ from ..errors import EmptyPageError, InputFileError, NotHtmlError, UsageError
 from .screenshots import SOURCE_PREFIX, new_temp_folder
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
-_CHARSET = re.compile(rb"<meta[^>]+charset", re.IGNORECASE)
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -99,8 +100,8 @@ def _local_file(path: Path) -> PageSource:
 
 
 def _needs_utf8_bom(raw: bytes) -> bool:
-    """True for non-ASCII UTF-8 without a BOM or a charset declaration in the first 4 KiB."""
-    if raw.startswith(_UTF8_BOM) or raw.isascii() or _CHARSET.search(raw[:4096]):
+    """True for non-ASCII UTF-8 without a BOM, whatever charset it declares."""
+    if raw.startswith(_UTF8_BOM) or raw.isascii():
         return False
     try:
         raw.decode("utf-8")

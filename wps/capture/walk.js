@@ -4,13 +4,15 @@
 // because moving the string through the driver costs more than the walk itself.
 //
 // Each node is an array:
-//   [parent, tag, visibleIndex, allIndex, left, top, right, bottom, text, style, inside
+//   [parent, tag, visibleIndex, allIndex, left, top, right, bottom, text, style, inside, attrs
 //    (, base, prefix)]
 // parent: index into the node list (-1 for the root); tag: index into `tags` (text nodes use
 // "#text"); visibleIndex / allIndex: the 1-based index of the node's XPath step counting visible
 // siblings only (Webis) / all siblings; boxes in page coordinates; text: own text of text nodes,
 // whitespace collapsed; style: index into `styles` (-1 for text nodes), each entry the computed
-// values in the order of args.styles; inside: index into `insides`, context names joined by ",".
+// values in the order of args.styles; inside: index into `insides`, context names joined by ",";
+// attrs: index into `attrs` (-1 for text nodes), the element's args.attributes values (class, id,
+// role, ...) each cut to maxAttrChars: what record and form evidence reads later.
 // The root's own XPaths come as rootXpath/rootXpathAll.
 //
 // The walk follows what is rendered: a host's open shadow root instead of its light children, a
@@ -61,6 +63,18 @@
   const styles = table();
   const insides = table();
   const prefixes = table();
+  const attrs = table();
+  const attributeNames = args.attributes;
+
+  function attrsOf(el) {
+    let key = "";
+    for (let i = 0; i < attributeNames.length; i += 1) {
+      let value = el.getAttribute(attributeNames[i]) || "";
+      if (value.length > args.maxAttrChars) value = value.slice(0, args.maxAttrChars);
+      key += (i ? "\u0000" : "") + value;
+    }
+    return attrs.id(key);
+  }
   const TEXT = tags.id("#text");
   prefixes.id("");  // 0: no prefix
   const SHADOW = prefixes.id("/#shadow-root\u0000/#shadow-root\u00001");
@@ -275,12 +289,13 @@
   }
 
   const clip = (value, low, high) => round(Math.min(Math.max(value, low), high));
-  function row(parent, tag, visible, all, rect, frame, text, style, context, base, prefix) {
+  function row(parent, tag, visible, all, rect, frame, text, style, context, base, prefix,
+    attributes) {
     const entry = [parent, tag, visible, all,
       clip(rect.left + frame[0], frame[2], frame[4]), clip(rect.top + frame[1], frame[3], frame[5]),
       clip(rect.right + frame[0], frame[2], frame[4]),
       clip(rect.bottom + frame[1], frame[3], frame[5]),
-      text, style, insides.id(context)];
+      text, style, insides.id(context), attributes];
     if (base !== -1 || prefix !== 0) entry.push(base, prefix);
     nodes.push(entry);
   }
@@ -312,12 +327,12 @@
           rect = node.getBoundingClientRect();
         }
         row(parent, tags.id(tag), visible, all, rect, frame, "", styleOf(node), context, base,
-          prefix);
+          prefix, attrsOf(node));
         pushChildren(stack, node, tag, nodes.length - 1, context, frame);
       } else {
         range.selectNodeContents(node);
         row(parent, TEXT, visible, all, range.getBoundingClientRect(), frame,
-          node.data.replace(/\s+/g, " ").trim(), -1, context, base, prefix);
+          node.data.replace(/\s+/g, " ").trim(), -1, context, base, prefix, -1);
       }
     }
   }
@@ -326,6 +341,7 @@
     tags: tags.values,
     styles: styles.values.map((key) => key.split("\u0000")),
     insides: insides.values,
+    attrs: attrs.values.map((key) => key.split("\u0000")),
     prefixes: prefixes.values.map((key) => key ? key.split("\u0000") : ["", "", "0"]),
     rootXpath: rootXpath,
     rootXpathAll: rootXpathAll,
