@@ -114,8 +114,8 @@ def test_cli_segment_forum_example(tmp_path, capsys):
     assert main(["segment", str(FORUM), "--out", str(out), *fast]) == 0
     records = [json.loads(line) for line in (out / "segments.jsonl").read_text().splitlines()]
     thread = "/HTML[1]/BODY[1]/DIV[2]/MAIN[1]/ARTICLE"
-    posts = [r for r in records if r["xpaths"][0].startswith(thread)]
-    assert len(posts) == 5
+    posts = [r for r in records if r["xpaths"][0].startswith(thread) and r["kind"] == "post"]
+    assert len(posts) == 5 and all(r["kept"] for r in posts)
     assert "segments (dom-cohesion)" in capsys.readouterr().err
 
 

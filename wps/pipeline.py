@@ -129,6 +129,8 @@ class PageResult:
     """Where :func:`segment_to_directory` wrote the outputs (``None`` for :func:`segment`)."""
     text: Any = None
     """The text step's :class:`~wps.text.stage.TextStageResult` (``None`` with ``text=False``)."""
+    verdict: Any = None
+    """The decision step's :class:`~wps.decide.page.PageVerdict` (``None`` without it)."""
 
     @property
     def counts(self) -> Counter[str]:
@@ -141,8 +143,13 @@ class PageResult:
         """``main-text.json``: the text step's page report with the final counts."""
         if self.text is None:
             return None
-        return {**self.text.to_json(self.segmentation.segments),
-                "incomplete": self.capture.incomplete}
+        report = {**self.text.to_json(self.segmentation.segments),
+                  "incomplete": self.capture.incomplete}
+        if self.verdict is not None:  # the decision's verdict replaces the seed's page rules
+            report["page_rules"] = report["page_reasons"]
+            report.update(page_kept=self.verdict.is_article, page_reasons=self.verdict.reasons,
+                          page_verdict=self.verdict.to_json())
+        return report
 
 
 def load_capture(
@@ -211,15 +218,20 @@ def _deadline(source: str | Path | PageCapture, options: PipelineOptions,
 def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     """The ordered steps after capture that ``options`` ask for; each gets its config section.
 
-    segmentation → main text → noise tail → filters → prose decision → dedup: segmentation after
-    main-text extraction (text-and-filters.md §1), tails cut before the filters judge the texts,
-    and de-duplication last, against earlier pages' kept segments.
+    segmentation → posts → main text → noise tail → filters → prose decision → dedup: posts cut
+    out of the segments before text is mapped onto them, segmentation after main-text extraction
+    (text-and-filters.md §1), tails cut before the filters judge the texts, and de-duplication
+    last, against earlier pages' kept segments.
     """
     from .config import resolve_config
     from .steps import DedupStep, FilterStep, MainTextStep, NoiseTailStep, SegmentStep
 
     config = resolve_config(options.config, options.extractor)
     steps: list[PipelineStep] = [SegmentStep(options.build_segmenter())]
+    if options.text and config["posts"]["enabled"]:
+        from .posts import PostStep
+
+        steps.append(PostStep(config["posts"]))
     if options.text:
         steps.append(MainTextStep(config["extract"], config["text"]))
     if options.noise_model is not None:
@@ -249,7 +261,7 @@ def _segment_within(source: str | Path | PageCapture, options: PipelineOptions,
         with deadline.enforced():
             page = run_steps(steps, PageState(capture), deadline)
     assert page.segmentation is not None
-    return PageResult(capture, page.segmentation, text=page.text)
+    return PageResult(capture, page.segmentation, text=page.text, verdict=page.verdict)
 
 
 def segment_to_directory(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .model import PageCapture, Segmentation
 
 if TYPE_CHECKING:
+    from .decide.page import PageVerdict
     from .segmenters import Segmenter
     from .text.stage import TextStageResult
 
@@ -31,6 +32,8 @@ class PageState:
     segmentation: Segmentation | None = None
     text: TextStageResult | None = None
     """The main-text step's page report (``None`` without that step)."""
+    verdict: PageVerdict | None = None
+    """The decision step's page verdict (``None`` without that step)."""
 
     @property
     def segments(self) -> list:

@@ -86,8 +86,14 @@ def test_article_profile_turns_the_decision_off():
 def test_forum_page_keeps_each_post_and_drops_the_chrome():
     result = wps.segment("datasets/examples/forum.html")
     kept = [s for s in result.segmentation.segments if s.kept]
-    assert len(kept) == 5 and all(s.extra["kind"] in ("post", "prose") for s in kept)
+    assert len(kept) == 5 and all(s.extra["kind"] == "post" for s in kept)
+    assert len({s.extra["post_record"] for s in kept}) == 5  # each post on its own
     dropped = [s for s in result.segmentation.segments if not s.kept]
-    assert all("not_prose" in s.reasons for s in dropped)
-    assert {s.extra["kind"] for s in dropped} >= {"navigation"}
-    assert not any("Posts: 12" in s.main_text for s in kept)  # user-info line cut
+    kinds = {s.extra["kind"]: s.reasons for s in dropped}
+    assert "navigation" in kinds and "not_prose" in kinds["navigation"]
+    assert "post_chrome" in kinds["chrome"] and "quoted" in kinds["quote"]
+    assert not any("Posts: 12" in s.text for s in kept)  # the author box is a piece of its own
+    quote = next(s for s in dropped if s.extra["kind"] == "quote")
+    quoting = next(s for s in kept if s.extra["post_record"] == quote.extra["post_record"])
+    assert quote.text[:40] not in quoting.main_text  # scored once: where it was written
+    assert sum(quote.text[:40] in s.main_text for s in kept) == 1

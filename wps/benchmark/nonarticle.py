@@ -43,7 +43,8 @@ NONARTICLE_TYPES = ("index", "login", "table")
 """Page types whose kept text should be near zero (check.py sums their kept characters)."""
 TYPE_ORDER = ("forum-thread", "index", "login", "product", "table", "homepage", "article")
 PAGE_FIELDS = ("prose", "prose_found", "not_prose", "leaks", "kept_chars")
-FORUM_FIELDS = ("posts", "posts_scorable", "posts_whole", "posts_whole_kept", "segments_mixing")
+FORUM_FIELDS = ("posts", "posts_scorable", "posts_whole", "posts_whole_kept", "segments_mixing",
+                "posts_alone")
 """check.py's per-page numbers summed into totals (forum ones only on pages with posts)."""
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _WPS_ROOT = Path(__file__).resolve().parent.parent
@@ -263,6 +264,63 @@ def run_check(dataset: Dataset, out: Path) -> dict[str, Any]:
     return json.loads(report_path.read_text(encoding="utf-8"))
 
 
+def add_posts_alone(dataset: Dataset, out: Path, report: dict[str, Any]) -> None:
+    """Add ``posts_alone`` to each forum page of check.py's report: posts whole in a kept
+    segment that holds no other post (the issue's "each kept as a segment of its own"), by
+    check.py's own matching (its word 3-grams, coverage thresholds and quote removal)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("nonarticle_check", dataset.check_script)
+    assert spec is not None and spec.loader is not None
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    for name, entry in report["pages"].items():
+        posts = dataset.labels.get(name, {}).get("posts")
+        path = out / name / "segments.jsonl"
+        if not posts or entry.get("missing") or not path.is_file():
+            continue
+        bodies = check.post_bodies(check.parse_page(dataset.root / "pages" / f"{name}.html.gz"),
+                                   posts)
+        entry["posts_alone"] = count_posts_alone(check, bodies, check.load_segments(path))
+
+
+def count_posts_alone(check: Any, bodies: list[str], segments: list[dict[str, Any]]) -> int:
+    def grams(text: str, n: int = 3) -> set[tuple[str, ...]]:
+        found: set[tuple[str, ...]] = set()
+        for piece in text.split(check.GAP):
+            w = check.words(piece)
+            found |= {tuple(w[i:i + n]) for i in range(len(w) - n + 1)} if len(w) >= n \
+                else ({tuple(w)} if w else set())
+        return found
+
+    body_grams = [grams(body, min(3, len(check.words(body)))) for body in bodies]
+    seg_words = [check.words(check.norm(s.get("text") or "")) for s in segments]
+    count: dict[tuple[str, ...], int] = {}
+    for g in body_grams:
+        for x in g:
+            count[x] = count.get(x, 0) + 1
+    distinct = [{x for x in g if count[x] == 1} for g in body_grams]
+    alone = 0
+    for i, g in enumerate(body_grams):
+        if not g:
+            continue
+        n = min(3, len(check.words(bodies[i])))
+        for j, words in enumerate(seg_words):
+            if not segments[j].get("kept"):
+                continue
+            sg = {tuple(words[k:k + n]) for k in range(len(words) - n + 1)}
+            if len(g & sg) / len(g) < check.WHOLE_COVERAGE:
+                continue
+            sg3 = sg if n == 3 else {tuple(words[k:k + 3]) for k in range(len(words) - 2)}
+            others = sum(1 for k, d in enumerate(distinct) if k != i
+                         and len(d) >= check.MIX_MIN_NGRAMS
+                         and len(d & sg3) / len(d) >= check.MIX_COVERAGE)
+            if not others:
+                alone += 1
+                break
+    return alone
+
+
 def aggregate(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """check.py's per-page numbers summed over ``entries`` (the same sums check.py's total
     makes, restricted to the pages of this run)."""
@@ -279,7 +337,7 @@ def aggregate(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
             total["forum_pages"] += 1
             total["segments_forum"] += entry["segments"]
             for key in FORUM_FIELDS:
-                total[key] += entry[key]
+                total[key] += entry.get(key, 0)
     return total
 
 
@@ -344,6 +402,8 @@ def total_rows(t: dict[str, Any], time_info: dict[str, Any]) -> list[tuple[str, 
          f"{t['kept_chars_nonarticle']} ({t['nonarticle_pages']} pages)"),
         ("posts whole in one segment", _ratio(t["posts_whole"], t["posts_scorable"])),
         ("… of those in a kept segment", _ratio(t["posts_whole_kept"], t["posts_whole"])),
+        ("posts kept as a segment of their own", _ratio(t.get("posts_alone", 0),
+                                                          t["posts_scorable"])),
         ("segments mixing 2+ posts", _ratio(t["segments_mixing"], t["segments_forum"])),
         ("median s/page (rendered)", _seconds(time_info["median_page_s"])),
         ("median s/page (from capture)", _seconds(time_info["median_from_capture_s"])),
@@ -523,6 +583,7 @@ def run_nonarticle_benchmark(settings: RunSettings, options: PipelineOptions) ->
     runs = run_pages(dataset, names, out, options, fresh=settings.fresh,
                      captures=settings.captures, progress=settings.progress)
     report = run_check(dataset, out)
+    add_posts_alone(dataset, out, report)
     result = figures(dataset, names, report, runs)
     result["run"] = {
         "label": settings.label, "command": settings.command,

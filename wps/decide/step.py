@@ -9,13 +9,23 @@ from ..model import PageCapture, Segment
 from ..steps import PageState, PipelineStep
 from .features import SegmentFeatures, body_font_size, segment_features, word_count
 from .kinds import segment_kind
-from .lines import prose_lines
+from .lines import is_prose_line, prose_lines
+from .page import NON_ARTICLE_PAGE, PageVerdict, judge_page
 
 NOT_PROSE = "not_prose"
+QUOTED = "quoted"
+"""A quote inside a post: scored in the post it was written in, not again here."""
+POST_CHROME = "post_chrome"
+"""A post's author box, dates, buttons or signature."""
+PART_REASONS = {"quote": QUOTED, "chrome": POST_CHROME}
+"""Pieces of posts (``extra["post_part"]``, :mod:`wps.posts`) dropped whatever their text."""
 TOO_LITTLE_PROSE = "too_little_prose"
 """Prose, but fewer than ``min_words`` words remain once its non-prose lines go."""
 RESCUABLE = {"no_main_text"}
 """Filter reasons that clear prose overrides: the extractor missed text the page shows."""
+POST_RESCUABLE = RESCUABLE | {"too_few_tokens"}
+"""A post's body is writing by where it stands: rescued also when the extractor kept too little
+of it (its own text must still have ``min_words`` words)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +40,10 @@ class DecisionRules:
     rescue_sentence_share: float
     min_words: int
     trim_lines: bool
+    min_page_prose_share: float
+    max_login_prose_share: float
+    strict_sentence_share: float
+    strict_min_words: int
 
     @classmethod
     def from_config(cls, section: dict[str, Any] | None = None) -> DecisionRules:
@@ -46,6 +60,16 @@ class DecisionRules:
         return (f.sentence_share >= self.min_sentence_share
                 and f.link_share < self.max_link_share and f.form_share < self.max_form_share)
 
+    def is_post_prose(self, f: SegmentFeatures, text: str) -> bool:
+        """A post's body: writing by where it stands, so one line of prose is enough (short
+        replies have no 8-word sentence), unless it is links or a form."""
+        return (f.link_share < self.max_link_share and f.form_share < self.max_form_share
+                and any(is_prose_line(line) for line in text.splitlines()))
+
+    def is_strict_prose(self, f: SegmentFeatures) -> bool:
+        """Prose that holds on a non-article page: mostly sentences, and long enough."""
+        return f.sentence_share >= self.strict_sentence_share and f.words >= self.strict_min_words
+
 
 class DecideStep(PipelineStep):
     """Name every segment, keep only prose, rescue what the extractor missed, trim lines."""
@@ -56,25 +80,59 @@ class DecideStep(PipelineStep):
         self.rules = DecisionRules.from_config(section)
 
     def run(self, page: PageState) -> None:
-        decide_segments(page.capture, page.segments, self.rules)
+        page.verdict = decide_segments(page.capture, page.segments, self.rules)
 
 
-def decide_segments(capture: PageCapture, segments: list[Segment], rules: DecisionRules) -> None:
+def decide_segments(capture: PageCapture, segments: list[Segment],
+                    rules: DecisionRules) -> PageVerdict:
+    """Name and decide every segment, and judge the page; returns the page verdict.
+
+    The verdict is taken on the plain prose test. On an article page (threads included) a
+    post's body needs only one line of prose; on a non-article page posts need the plain test
+    and other segments the strict one.
+    """
     body = body_font_size(capture)
+    pending: list[tuple[Segment, SegmentFeatures, bool]] = []
+    prose_chars = all_chars = 0
+    has_posts = False
     for segment in segments:
         features = segment_features(capture, segment, body)
-        prose = rules.is_prose(features)
         segment.extra["prose_score"] = features.sentence_share
+        all_chars += len(segment.text)
+        part = segment.extra.get("post_part")
+        has_posts = has_posts or part is not None
+        if part in PART_REASONS:
+            segment.extra["kind"] = part
+            _drop(segment, PART_REASONS[part])
+            continue
+        plain = rules.is_prose(features)
+        prose_chars += len(segment.text) if plain else 0
+        pending.append((segment, features, plain))
+    verdict = judge_page(prose_chars, all_chars, has_password_field(capture) and not has_posts,
+                         rules.min_page_prose_share, rules.max_login_prose_share)
+    for segment, features, plain in pending:
+        post = segment.extra.get("post_part") == "body"
+        if verdict.is_article:
+            prose = rules.is_post_prose(features, segment.text) if post else plain
+        else:
+            prose = plain and (post or rules.is_strict_prose(features))
         segment.extra["kind"] = segment_kind(features, prose)
         if not prose:
-            _drop(segment, NOT_PROSE)
+            _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
-        if (features.sentence_share >= rules.rescue_sentence_share
-                and set(segment.reasons) <= RESCUABLE
+        if ((post or features.sentence_share >= rules.rescue_sentence_share)
+                and set(segment.reasons) <= (POST_RESCUABLE if post else RESCUABLE)
                 and len(segment.main_text) < 0.5 * len(segment.text)):
             _rescue(segment)
         if rules.trim_lines and segment.kept:
             _trim(segment, rules.min_words)
+    return verdict
+
+
+def has_password_field(capture: PageCapture) -> bool:
+    """A visible password box (the capture holds visible nodes only)."""
+    return any(node.tag == "INPUT" and node.attrs.get("type", "").lower() == "password"
+               for node in capture.nodes)
 
 
 def _drop(segment: Segment, reason: str) -> None:

@@ -1,0 +1,177 @@
+"""Where the posts of a page are: repeated records (forum posts, comments, answers, reviews),
+the quotes inside them and their chrome (author box, dates, buttons, signatures).
+
+A record is an element whose class, id, role or schema.org item type names a post (post, comment,
+reply, answer, message, review) and that the page repeats (two or more elements of that tag and
+name, digits removed: ``li#post_1``, ``li#post_2``). Requiring both the name and the repetition
+is what separates posts from the post of an article page and from lists of links (menus repeat,
+but do not call their items posts); a name made with a part word (``comment-body``,
+``comments-area``) is a part or a list, not a post. A reply nested inside a post is its own
+record: every node belongs to its innermost record.
+
+Inside a record, a quote is a ``blockquote`` or an element whose classes name a quote; chrome is
+a ``header``/``footer``/``aside`` or an element whose classes name author, user, date, signature,
+actions and the like. Both hold less than half of the record's text: vBulletin sets every post's
+body in a ``blockquote``, and a wrapper named ``postdetails`` around the body is not chrome.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import PageCapture
+
+RECORD_WORDS = ("post", "comment", "reply", "answer", "message", "review", "msg")
+"""Words that name a post in class names, ids, roles and item types (matched as word prefixes:
+``postbit``, ``comment``, ``answer-123``)."""
+RECORD_ITEM_TYPES = ("Comment", "Answer", "Question", "Review", "DiscussionForumPosting",
+                     "SocialMediaPosting")
+"""schema.org types whose items are posts."""
+PART_WORDS = frozenset({
+    "body", "content", "text", "meta", "author", "header", "head", "footer", "foot", "list",
+    "form", "count", "date", "time", "link", "links", "button", "title", "info", "profile",
+    "details", "avatar", "signature", "sig", "actions", "action", "vote", "votes", "icon", "user",
+    "respond", "reply-title", "area", "section", "wrap", "wrapper", "container", "navigation",
+    "nav", "pagination", "number", "num", "id", "edit", "quote", "share", "tools", "menu",
+    "metadata", "rating", "stats", "image", "img", "new", "feed", "widget", "recent", "latest",
+    "input", "field", "textarea", "submit", "login", "notes",
+})
+"""A class made of a record word and one of these names a part of a post or a list of posts
+(``comment-body``, ``comments-area``, ``post-date``), not a post."""
+QUOTE_WORDS = frozenset({"quote", "quotecontent", "bbcodequote", "blockquote", "quoted"})
+CHROME_WORDS = frozenset({
+    "author", "user", "username", "userinfo", "avatar", "meta", "date", "time", "signature",
+    "sig", "actions", "action", "vote", "votes", "permalink", "rank", "joined", "postcount",
+    "badge", "profile", "postprofile", "posthead", "byline", "timestamp", "toolbar", "buttons",
+    "controls", "footer", "header", "reply", "share", "like", "likes", "reactions", "report",
+    "edit", "menu", "tools", "userstats", "usertitle", "postdate", "postinfo", "info", "stats", "postfoot",
+    "postfooter", "postmeta", "commentmeta", "lastedit", "editnote",
+})
+CHROME_TAGS = frozenset({"HEADER", "FOOTER", "ASIDE", "NAV", "BUTTON", "FORM"})
+QUOTE_TAGS = frozenset({"BLOCKQUOTE", "Q"})
+MAX_PART_SHARE = 0.5
+"""A quote or chrome holds less than this share of its record's text: a ``blockquote`` or a
+``postdetails`` wrapper around the whole post is the post (vBulletin's body is a blockquote)."""
+MAX_SHORT_CHROME_WORDS = 15
+"""Chrome may hold more than half of a short post's words (a date line beside "Thanks!")."""
+MIN_RECORD_WORDS = 3
+"""A repeated group counts as records only when two of its members hold this many words."""
+
+_WORD = re.compile(r"[a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(slots=True)
+class PostStructure:
+    """Per node (index = node id): its innermost record (-1: none) and what part of that record
+    it is in (``body``, ``quote``, ``chrome``)."""
+
+    record_of: np.ndarray
+    part_of: list[str]
+    records: list[int] = field(default_factory=list)
+    """Node ids of the record elements, in document order."""
+
+    def key(self, node_id: int) -> tuple[int, str]:
+        return int(self.record_of[node_id]), self.part_of[node_id]
+
+
+def class_words(value: str) -> list[str]:
+    """The lower-case words of a class list or id, camelCase split, digits dropped.
+
+    >>> class_words("postbitlegacy postContainer comment-body js_123")
+    ['postbitlegacy', 'post', 'container', 'comment', 'body', 'js']
+    """
+    return _WORD.findall(_CAMEL.sub(" ", value).lower())
+
+
+def _names(attrs: dict[str, str]) -> list[str]:
+    """Each class and the id as separate names."""
+    return [*attrs.get("class", "").split(), attrs.get("id", "")]
+
+
+def post_name(attrs: dict[str, str]) -> str | None:
+    """The first class, id or role made of a record word and no part word (digits dropped), or a
+    post item type; ``None`` when nothing names a post.
+
+    >>> post_name({"class": "comment even thread-even"}), post_name({"id": "post_81"})
+    ('comment', 'post_')
+    >>> post_name({"class": "comment-body"}), post_name({"class": "comments-area"})
+    (None, None)
+    """
+    item_type = attrs.get("itemtype", "")
+    for name in RECORD_ITEM_TYPES:
+        if item_type.endswith("/" + name):
+            return name
+    for name in [*_names(attrs), attrs.get("role", "")]:
+        words = class_words(name)
+        if not words or any(word in PART_WORDS or word.rstrip("s") in PART_WORDS
+                            for word in words):
+            continue
+        if any(word.startswith(RECORD_WORDS) and not word.endswith("s") or word in RECORD_WORDS
+               for word in words):
+            return _DIGITS.sub("", name)
+    return None
+
+
+def find_posts(page: PageCapture) -> PostStructure:
+    """Records, and each node's record and part.
+
+    Elements named as posts are grouped by tag and name over the whole page, not only among
+    siblings: a reply nested one level down is alone in its list but named as its parent is,
+    and alternating classes (``even``/``odd``) must not split a thread.
+    """
+    nodes = page.nodes
+    text_words = _subtree_words(page)
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for node in nodes:
+        if not node.is_text and node.attrs:
+            name = post_name(node.attrs)
+            if name is not None:
+                groups[(node.tag, name)].append(node.id)
+    is_record = np.zeros(len(nodes), dtype=bool)
+    for members in groups.values():
+        if sum(text_words[m] >= MIN_RECORD_WORDS for m in members) >= 2:
+            is_record[members] = True
+    record_of = np.full(len(nodes), -1, dtype=np.int64)
+    part_of = ["body"] * len(nodes)
+    for node in nodes:  # parents come before their children
+        parent = node.parent
+        if is_record[node.id]:
+            record_of[node.id] = node.id
+            continue
+        if parent is None:
+            continue
+        record = int(record_of[parent])
+        record_of[node.id] = record
+        part = part_of[parent]
+        if record >= 0 and part == "body" and not node.is_text:
+            words, whole = text_words[node.id], max(text_words[record], 1)
+            if words < MAX_PART_SHARE * whole and (
+                    node.tag in QUOTE_TAGS or _has_word(node.attrs, QUOTE_WORDS)):
+                part = "quote"
+            elif (words < MAX_PART_SHARE * whole or words < MAX_SHORT_CHROME_WORDS) and (
+                    node.tag in CHROME_TAGS or _has_word(node.attrs, CHROME_WORDS)):
+                part = "chrome"
+        part_of[node.id] = part
+    return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+
+
+def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
+    return any(word in words for name in attrs.get("class", "").split()
+               for word in (*class_words(name), name.lower().replace("-", "").replace("_", "")))
+
+
+def _subtree_words(page: PageCapture) -> np.ndarray:
+    """Words of text under each node (children come after parents, so one reverse pass)."""
+    counts = np.zeros(len(page.nodes), dtype=np.int64)
+    for node in reversed(page.nodes):
+        if node.is_text:
+            counts[node.id] += len(node.text.split())
+        if node.parent is not None:
+            counts[node.parent] += counts[node.id]
+    return counts
