@@ -146,3 +146,21 @@ def test_dev_page_beats_the_one_segment_baseline():
     for segment in ours.segments:  # no node in two segments
         assert not seen & set(segment.node_ids)
         seen |= set(segment.node_ids)
+
+
+def test_forum_posts_are_whole_and_apart(segment_browser):
+    """Each post of a thread (author column and body) is one segment, and posts are apart."""
+    import wps
+    from wps.capture import discard_screenshot
+
+    forum = Path(__file__).resolve().parents[2] / "datasets" / "examples" / "forum.html"
+    result = wps.segment(forum, segmenter="vips", text=False, browser=segment_browser)
+    try:
+        texts = [segment.text for segment in result.segmentation.segments]
+        posts = [t for t in texts if "Joined:" in t]
+        assert len(posts) == 5
+        assert all("Posted" in t and t.count("Joined:") == 1 for t in posts)
+        apart = build_segmenter("vips", keep_records=False).segment(result.capture)
+        assert not any("Joined:" in s.text and "Posted" in s.text for s in apart.segments)
+    finally:
+        discard_screenshot(result.capture.screenshot)

@@ -41,6 +41,12 @@ class VisualBlocks:
     font_size: np.ndarray
     """Computed font size in px where the capture recorded it, else NaN."""
     tags: list[str]
+    records: frozenset[int]
+    """Elements with at least two siblings of the same tag whose children (holding content) have
+    the same tags in the same order (posts, comments, list items, table rows, cards): the
+    repeated units of their parent."""
+    leaves_below: dict[int, int]
+    """Element id → how many blocks lie in its subtree."""
     container: np.ndarray
     """Id of the nearest :data:`CONTAINER_TAGS` ancestor of each block (-1: none)."""
     overflow: np.ndarray
@@ -97,6 +103,21 @@ def extract_blocks(page: PageCapture) -> VisualBlocks:
         for kid in reversed(page.children(node_id)):
             stack.append((kid, path))
 
+    leaves_below: dict[int, int] = {}
+    for path in paths:
+        for ancestor in path:
+            leaves_below[ancestor] = leaves_below.get(ancestor, 0) + 1
+    records = set()
+    for parent in {path[-2] for path in paths if len(path) > 1} | {
+            a for path in paths for a in path[:-1]}:
+        kinds: dict[tuple, list[int]] = {}
+        for kid in page.children(parent):
+            if kid in leaves_below and not nodes[kid].is_text:
+                skeleton = tuple(nodes[g].tag for g in page.children(kid) if g in leaves_below)
+                kinds.setdefault((nodes[kid].tag, skeleton), []).append(kid)
+        for same in kinds.values():
+            if len(same) >= 3:
+                records.update(same)
     heading = np.asarray([any(nodes[a].tag in HEADING_TAGS for a in path) for path in paths],
                          dtype=bool)
     font_size = np.asarray([_font_px(page, node_id) for node_id in leaves], dtype=float)
@@ -104,6 +125,8 @@ def extract_blocks(page: PageCapture) -> VisualBlocks:
         node_ids=leaves,
         boxes=boxes[leaves] if leaves else np.zeros((0, 4)),
         overflow=np.asarray([_outside_ancestor(boxes, path) for path in paths], dtype=bool),
+        records=frozenset(records),
+        leaves_below=leaves_below,
         container=np.asarray([next((a for a in reversed(path) if nodes[a].tag in CONTAINER_TAGS),
                                    -1) for path in paths], dtype=np.int64),
         paths=paths,

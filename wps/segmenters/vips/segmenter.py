@@ -56,6 +56,14 @@ class VipsSegmenter:
     container_weight
         Added when the blocks on both sides lie in different content containers (sections,
         lists, tables, forms: ``_blocks.CONTAINER_TAGS``).
+    dom_split_weight
+        Added (a negative number lowers the weight) when the separator runs through a DOM
+        container below the region's common ancestor, i.e. cuts one element's blocks apart
+        (the author column of every post of a thread from the posts' bodies).
+    keep_records
+        A region that is exactly one element of a run of three or more same-tag siblings (a
+        post of a thread, a comment, a result, a table row) is one segment: people outline a
+        post whole, its author column and body together.
     grow_to_containers
         A segment's box is the union of the boxes of the largest DOM containers whose blocks all
         lie in it (their padding, borders and background included, as people outline a box)
@@ -79,8 +87,10 @@ class VipsSegmenter:
     dom_boundary_weight: float = 1.5
     dom_nested_weight: float = -0.5
     container_weight: float = 0.0
+    dom_split_weight: float = 0.0
     size_weight: float = 1.0
     screen_height_px: float = 768.0
+    keep_records: bool = True
     grow_to_containers: bool = True
     use_screenshot: bool = True
     min_segment_area: float = 16.0
@@ -101,7 +111,8 @@ class VipsSegmenter:
             rule=self.rule_weight, background=self.background_weight,
             heading=self.heading_weight, font_change=self.font_change_weight,
             column=self.column_weight, dom_boundary=self.dom_boundary_weight,
-            dom_nested=self.dom_nested_weight, container=self.container_weight)
+            dom_nested=self.dom_nested_weight, container=self.container_weight,
+            dom_split=self.dom_split_weight)
 
     def segment(self, page: PageCapture) -> Segmentation:
         blocks = extract_blocks(page)
@@ -141,6 +152,8 @@ class VipsSegmenter:
             boxes = blocks.boxes[region]
             separators = (find_separators(boxes, 1, tolerance)
                           + find_separators(boxes, 0, tolerance))
+            if self.keep_records and _one_record(blocks, whole):
+                separators = []  # one post, item or row of a repeated run is one unit
             if not separators:
                 emitted.append((np.sort(np.concatenate([region, whole[blocks.overflow[whole]]])),
                                 MAX_DOC))
@@ -179,6 +192,23 @@ class VipsSegmenter:
         if image is None:
             raise InputFileError(f"{page.screenshot}: unreadable screenshot")
         return image
+
+
+def _one_record(blocks: VisualBlocks, region: np.ndarray) -> bool:
+    """Whether the region's blocks are exactly those of one repeated element (see
+    ``keep_records``)."""
+    if len(region) < 2:
+        return False
+    first, last = blocks.paths[int(region.min())], blocks.paths[int(region.max())]
+    depth = 0
+    for x, y in zip(first, last):
+        if x != y:
+            break
+        depth += 1
+    if depth == 0:
+        return False
+    common = first[depth - 1]
+    return common in blocks.records and blocks.leaves_below[common] == len(region)
 
 
 def _container_boxes(page: PageCapture, blocks: VisualBlocks,
