@@ -51,7 +51,6 @@ class SeparatorWeights:
     dom_boundary: float
     dom_nested: float
     container: float
-    dom_split: float
     background_delta: float = 30.0
     overlap_tolerance_px: float = 2.0
 
@@ -81,7 +80,6 @@ def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
     boxes = blocks.boxes[region]
     span = _span(boxes)
     region_depth = _common_depth(blocks.paths[region[0]], blocks.paths[region[-1]])
-    below = _ancestors_below(blocks, region, region_depth) if weights.dom_split else None
     for separator in separators:
         axis = separator.axis
         gap = separator.end - separator.start
@@ -114,27 +112,7 @@ def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
             weight += weights.dom_boundary
         elif depth >= 2:
             weight += weights.dom_nested * min(depth - 1, 2)
-        if below is not None and below.shape[1]:
-            before = np.zeros(len(region), dtype=bool)
-            before[separator.before] = True
-            cut = (before @ below > 0) & (~before @ below > 0)
-            if cut.any():  # the band runs through a DOM container: VIPS divides blocks first
-                weight += weights.dom_split
         separator.weight = weight
-
-
-def _ancestors_below(blocks: VisualBlocks, region: np.ndarray, depth: int) -> np.ndarray:
-    """``(len(region), k)`` int matrix: 1 where a block lies in one of the ``k`` containers below
-    the region's common ancestor (the blocks themselves excepted)."""
-    columns: dict[int, int] = {}
-    rows, cols = [], []
-    for row, block in enumerate(region):
-        for ancestor in blocks.paths[block][depth:-1]:
-            rows.append(row)
-            cols.append(columns.setdefault(ancestor, len(columns)))
-    matrix = np.zeros((len(region), len(columns)), dtype=np.int32)
-    matrix[rows, cols] = 1
-    return matrix
 
 
 def _span(boxes: np.ndarray) -> tuple[float, float, float, float]:

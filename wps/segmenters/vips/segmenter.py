@@ -56,10 +56,6 @@ class VipsSegmenter:
     container_weight
         Added when the blocks on both sides lie in different content containers (sections,
         lists, tables, forms: ``_blocks.CONTAINER_TAGS``).
-    dom_split_weight
-        Added (a negative number lowers the weight) when the separator runs through a DOM
-        container below the region's common ancestor, i.e. cuts one element's blocks apart
-        (the author column of every post of a thread from the posts' bodies).
     keep_records
         A region that is exactly one element of a run of three or more same-tag siblings (a
         post of a thread, a comment, a result, a table row) is one segment: people outline a
@@ -87,7 +83,6 @@ class VipsSegmenter:
     dom_boundary_weight: float = 1.5
     dom_nested_weight: float = -0.5
     container_weight: float = 0.0
-    dom_split_weight: float = 0.0
     size_weight: float = 1.0
     screen_height_px: float = 768.0
     keep_records: bool = True
@@ -111,8 +106,7 @@ class VipsSegmenter:
             rule=self.rule_weight, background=self.background_weight,
             heading=self.heading_weight, font_change=self.font_change_weight,
             column=self.column_weight, dom_boundary=self.dom_boundary_weight,
-            dom_nested=self.dom_nested_weight, container=self.container_weight,
-            dom_split=self.dom_split_weight)
+            dom_nested=self.dom_nested_weight, container=self.container_weight)
 
     def segment(self, page: PageCapture) -> Segmentation:
         blocks = extract_blocks(page)
