@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from itertools import chain
 from pathlib import Path
 
@@ -89,13 +90,16 @@ def test_stored_html_from_warc_and_jsonl_is_rendered_offline_under_its_url(tmp_p
     jsonl.write_text(json.dumps({"url": f"{UNREACHABLE}/j",
                                  "html": "<!doctype html><p>from the jsonl</p>"}) + "\n")
     out = tmp_path / "out"
+    with_screenshot = PipelineOptions(segmenter="baseline",
+                                      capture_options=replace(FAST, screenshot=True))
     summary = run_batch(chain(iter_sources(warc), iter_sources(jsonl)), out, BatchOptions(
-        pipeline=QUICK, progress=False, merged=True))
+        pipeline=with_screenshot, progress=False, merged=True))
     assert (summary.done, summary.failed) == (2, 0), (out / "failures.jsonl").read_text()
     for url, text in [(f"{UNREACHABLE}/w", "from the warc"), (f"{UNREACHABLE}/j", "from the jsonl")]:
         capture = PageCapture.load(out / source_key(url) / "capture")
         assert (capture.url, capture.page_id) == (url, source_key(url))
         assert [n.text for n in capture.nodes if n.is_text] == [text]
+        assert capture.screenshot is not None and capture.screenshot.stat().st_size
     merged = [json.loads(line) for line in (out / "segments.jsonl").read_text().splitlines()]
     assert {line["url"] for line in merged} == {f"{UNREACHABLE}/w", f"{UNREACHABLE}/j"}
     per_page = sum(len((out / source_key(url) / "segments.jsonl").read_text().splitlines())

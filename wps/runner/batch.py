@@ -1,4 +1,4 @@
-"""``wps batch``: capture and segment many pages with a pool of workers, one Chromium each.
+"""``wps batch``: capture and segment many pages, on this machine or on a Ray cluster.
 
 Layout of the output folder::
 
@@ -7,11 +7,15 @@ Layout of the output folder::
     DIR/.done/<key>         completion marker (JSON: url, segmenter, options), written after the
                             page's folder; a rerun with the same segmenter and output options
                             skips the page, other options redo it
+    DIR/.lock               held (flock) by the one batch writing here (:mod:`.lock`)
     DIR/failures.jsonl      this run's failures: {"url", "error", "message", "exit_code"}
-    DIR/summary.json        counts and timings of the last run
+    DIR/summary.json        counts and timings of the last run, failure causes, slowest pages
+    DIR/segments.jsonl      with ``merged``: every finished page's segment lines
 
-``<key>`` is the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL). Markers and the
-failures file are written by the parent process only, so workers never race on them.
+``<key>`` is the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL). Pages come as a
+stream (:mod:`.sources`) through a :class:`~.politeness.PageQueue` to an engine: the local one
+here (a pool of worker processes, one Chromium each) or :mod:`.ray_engine`. Markers, failures and
+the summary are written by the driver process only (:class:`BatchRun`), so workers never race.
 
 A run that is interrupted (Ctrl-C, SIGTERM) stops its workers with SIGTERM and waits for them to
 remove their temporary folders; what a killed run left (``DIR/.<key>.staging-<pid>-*``) is

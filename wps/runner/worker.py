@@ -175,10 +175,11 @@ def process_page(task: PageTask, browser: Browser) -> PageResult:
         return segment_to_directory(task.source, Path(task.out_dir), task.pipeline,
                                     browser=browser)
     capture = capture_stored_page(task, browser)
+    rendered = capture.screenshot  # the output points the capture at its saved copy
     try:
         return segment_to_directory(capture, Path(task.out_dir), task.pipeline)
     finally:
-        discard_screenshot(capture.screenshot)
+        discard_screenshot(rendered)
 
 
 def render_page(task: PageTask, browser: Browser) -> PageCapture:

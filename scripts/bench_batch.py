@@ -1,0 +1,179 @@
+"""Benchmark ``wps batch``: pages per minute on the article benchmark's local pages, per engine.
+
+Usage: .venv/bin/python scripts/bench_batch.py [--pages 121] [--configs local-1,local-2,ray-2]
+       [--profile] [--out out/bench-batch] [-- EXTRA wps batch OPTIONS]
+
+Each configuration runs ``wps batch`` as its own process on the same pages (the 121 ``.html.gz``
+files of ../shared/article-extraction-benchmark, read in place, or the first ``--pages``), with
+the default segmenter, into a fresh folder. Reported per configuration: pages per minute (pages
+done over the command's wall time, start-up included), peak memory of the whole process tree
+(PSS: the driver, its workers, Chromium, Ray's servers) and the render stages summed over the
+pages (from summary.json). ``--profile`` also runs the local engine with one worker in this
+process under cProfile and splits its time into capture, segmentation, text, filters, output
+(overlay PNG, capture save) and the renderer memory watcher. Target: >= 60 pages/min on a
+2-core machine. Results are printed and written to ``OUT/results.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ROOT.parent / "shared" / "article-extraction-benchmark" / "html"
+CONFIGS = {
+    "local-1": ["--engine", "local", "--workers", "1"],
+    "local-2": ["--engine", "local", "--workers", "2"],
+    "ray-2": ["--engine", "ray", "--renderers", "2"],
+}
+PROFILED = {
+    "capture (Chromium: navigate, settle, scroll, DOM walk, screenshot)": "browser.py:230(capture)",
+    "  renderer memory watcher (/proc scans)": "processes.py:72(renderer_memory)",
+    "segmentation": "steps.py:61(run)",
+    "  Canny box tightening (screenshot decode + edges)": "_canny.py:24(tighten_boxes)",
+    "main text (trafilatura + alignment)": "steps.py:77(run)",
+    "filters": "steps.py:114(run)",
+    "output (all files)": "output.py:150(write_page_outputs)",
+    "  overlay.png (draw + PNG encode)": "output.py:63(draw_overlay)",
+    "  capture/ save (capture.json, dom.html, screenshot copy)": "model.py:165(save)",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=None, help="only the first N pages")
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--profile", action="store_true",
+                        help="also split the time of a local one-worker run by stage (cProfile)")
+    parser.add_argument("--out", type=Path, default=ROOT / "out" / "bench-batch")
+    parser.add_argument("extra", nargs="*", help="more wps batch options (after --)")
+    args = parser.parse_args()
+    files = sorted(PAGES.glob("*.html.gz"))[:args.pages]
+    if not files:
+        sys.exit(f"bench_batch: no pages in {PAGES}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    listing = args.out / "pages.txt"
+    listing.write_text("".join(f"{file}\n" for file in files), encoding="utf-8")
+    results = {"pages": len(files), "cpus": os.cpu_count(),
+               "load_before": os.getloadavg()[0], "extra": args.extra, "runs": {}}
+    for name in args.configs.split(","):
+        results["runs"][name] = run_config(name, listing, args.out / name, args.extra)
+        print(_line(name, results["runs"][name]), flush=True)
+    if args.profile:
+        results["profile"] = profile_local(listing, args.out / "profile", args.extra)
+        for stage, seconds in results["profile"]["seconds_per_page"].items():
+            print(f"  {stage:<68} {seconds:6.2f} s/page")
+    (args.out / "results.json").write_text(json.dumps(results, indent=1))
+
+
+def run_config(name: str, listing: Path, out: Path, extra: list[str]) -> dict[str, object]:
+    shutil.rmtree(out, ignore_errors=True)
+    command = [sys.executable, "-m", "wps", "batch", str(listing), "--out", str(out),
+               "--no-progress", *CONFIGS[name], *extra]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    peak = PeakMemory(process.pid)
+    peak.start()
+    _, err = process.communicate()
+    wall = time.perf_counter() - started
+    peak.stop()
+    summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() \
+        else {}
+    done = summary.get("done", 0)
+    return {"command": " ".join(command), "exit_code": process.returncode, "wall_s": round(wall, 1),
+            "done": done, "failed": summary.get("failed"),
+            "pages_per_min": round(60 * done / wall, 1), "peak_pss_mb": round(peak.peak_mb),
+            "stage_s_per_page": {stage: round(seconds / max(done, 1), 3)
+                                 for stage, seconds in summary.get("stage_seconds", {}).items()},
+            "failure_causes": summary.get("failure_causes"),
+            "stderr_tail": err.strip().splitlines()[-3:]}
+
+
+def profile_local(listing: Path, out: Path, extra: list[str]) -> dict[str, object]:
+    """One local worker in this process under cProfile: cumulative seconds of each stage."""
+    import cProfile
+    import pstats
+
+    from wps.cli import main as wps_main
+
+    shutil.rmtree(out, ignore_errors=True)
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.runcall(wps_main, ["batch", str(listing), "--out", str(out), "--no-progress",
+                                "--workers", "1", *extra])
+    wall = time.perf_counter() - started
+    done = json.loads((out / "summary.json").read_text())["done"]
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    cumulative: dict[str, float] = {}
+    for (file, line, function), (_, _, _, total, _) in stats.items():
+        label = f"{os.path.basename(file)}:{line}({function})"
+        for stage, wanted in PROFILED.items():
+            if label == wanted:
+                cumulative[stage] = cumulative.get(stage, 0.0) + total
+    return {"wall_s": round(wall, 1), "done": done,
+            "seconds_per_page": {stage: round(cumulative.get(stage, 0.0) / max(done, 1), 3)
+                                 for stage in PROFILED}}
+
+
+class PeakMemory(threading.Thread):
+    """Samples the proportional set size (PSS) of a process and all its descendants."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak_mb = 0.0
+        self._finished = threading.Event()
+
+    def run(self) -> None:
+        while not self._finished.wait(0.5):
+            self.peak_mb = max(self.peak_mb, sum(map(_pss_kb, _tree(self.pid))) / 1024)
+
+    def stop(self) -> None:
+        self._finished.set()
+        self.join()
+
+
+def _tree(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rpartition(")")[2].split()[1])
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _line(name: str, run: dict[str, object]) -> str:
+    return (f"{name:8} {run['done']} pages done, {run['failed']} failed in {run['wall_s']} s: "
+            f"{run['pages_per_min']} pages/min, peak {run['peak_pss_mb']} MB; per page "
+            f"{run['stage_s_per_page']}")
+
+
+if __name__ == "__main__":
+    main()
