@@ -198,3 +198,14 @@ def test_page_queue_keeps_per_host_limits_and_delays():
     queue.put_back("a/3")  # its worker was stopped for another page: a/3 waits again
     time.sleep(0.35)
     assert not queue.exhausted() and queue.take() == "a/3"
+
+
+def test_bad_input_lines_fail_alone_and_are_recorded(tmp_path):
+    jsonl = tmp_path / "pages.jsonl"
+    jsonl.write_text('{"url": 5}\n[1, 2]\n', encoding="utf-8")
+    out = tmp_path / "out"
+    summary = run_batch(iter_sources(jsonl), out, BatchOptions(pipeline=QUICK, progress=False))
+    assert (summary.total, summary.done, summary.failed) == (2, 0, 2)
+    failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert [(f["url"], f["exit_code"]) for f in failures] == [(f"{jsonl}:1", 3), (f"{jsonl}:2", 3)]
+    assert summary.failure_causes == {"InputFileError": 2}
