@@ -81,3 +81,11 @@ def test_the_checkpoint_can_come_from_the_environment(tiny_sam_checkpoint: Path,
                                                       monkeypatch) -> None:
     monkeypatch.setenv("WPS_SAM_CHECKPOINT", str(tiny_sam_checkpoint))
     assert build_segmenter("sam").checkpoint == str(tiny_sam_checkpoint)
+
+
+def test_bad_choices_are_usage_errors_before_any_model_loads(tiny_sam_checkpoint: Path) -> None:
+    from wps.errors import UsageError
+
+    for option in ({"device": "tpu"}, {"precision": "fp8"}, {"model_type": "vit_x"}):
+        with pytest.raises(UsageError, match=next(iter(option))):
+            build_segmenter("sam", checkpoint=str(tiny_sam_checkpoint), **option)

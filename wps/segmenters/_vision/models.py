@@ -31,6 +31,16 @@ def require_vision(segmenter: str) -> None:
             f"{INSTALL_HINT}")
 
 
+def check_choices(segmenter: str, **choices: str) -> None:
+    """``device``, ``precision`` and ``model_type`` options checked before any model loads."""
+    allowed = {"device": DEVICES, "precision": PRECISIONS,
+               "model_type": ("auto", *SAM_BUILDERS)}
+    for option, value in choices.items():
+        if value not in allowed[option]:
+            raise UsageError(f"{segmenter}: {option} must be one of {list(allowed[option])}, "
+                             f"got {value!r}")
+
+
 def checkpoint_path(value: Any, environment: str, option: str, segmenter: str) -> Path:
     """The checkpoint file named by the option, else by ``$environment``; it must exist."""
     chosen = value if value not in (None, "") else os.environ.get(environment) or None

@@ -36,6 +36,7 @@ from .._vision import (
     tile_windows,
 )
 from .._vision.masks import NESTED_RULES
+from .._vision.models import check_choices
 
 CHECKPOINT_VARIABLE = "WPS_SAM_CHECKPOINT"
 """Environment variable naming the SAM checkpoint when ``checkpoint`` is not given."""
@@ -117,6 +118,8 @@ class SamSegmenter:
                                                           self.points_per_batch) < 1:
             raise UsageError("sam: tile_size and work_size must be >= 0, points_per_side and "
                              "points_per_batch >= 1")
+        check_choices("sam", device=self.device, precision=self.precision,
+                      model_type=self.model_type)
         require_vision("sam")
         self.checkpoint = str(checkpoint_path(self.checkpoint, CHECKPOINT_VARIABLE, "checkpoint",
                                               "sam"))

@@ -24,6 +24,7 @@ from .._vision import (
     require_vision,
     segments_from_masks,
 )
+from .._vision.models import check_choices
 
 CHECKPOINT_VARIABLE = "WPS_WEBSAM_CHECKPOINT"
 """Environment variable naming the adapter checkpoint when ``checkpoint`` is not given."""
@@ -69,6 +70,7 @@ class WebSamSegmenter:
                 raise UsageError(f"websam: {option} must be in [0, 1], got {getattr(self, option)}")
         if self.min_area < 1:
             raise UsageError(f"websam: min_area must be >= 1, got {self.min_area}")
+        check_choices("websam", device=self.device, precision=self.precision)
         require_vision("websam")
         self.checkpoint = str(checkpoint_path(self.checkpoint, CHECKPOINT_VARIABLE, "checkpoint",
                                               "websam"))
