@@ -19,8 +19,8 @@ import numpy as np
 from ._blocks import VisualBlocks
 
 
-SAMPLE_STEP, MAX_SAMPLES = 3, 128
-"""Colours are read on every third pixel along a separator, on at most about 128 pixels (enough
+SAMPLE_STEP, MAX_SAMPLES = 3, 64
+"""Colours are read on every third pixel along a separator, on at most about 64 pixels (enough
 for medians and 80 % lines)."""
 
 
