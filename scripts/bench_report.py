@@ -89,24 +89,31 @@ def tall_page(segments: int, lines: int, height: int = 16000, seed: int = 1) -> 
     return wps.PageResult(capture, Segmentation("tall", "synthetic", 1366, height, parts))
 
 
-IN_PAGE_TIMES = """async () => {
+IN_PAGE_TIMES = """async (repeats) => {
   const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
-  const time = async (action) => { const t = performance.now(); action(); await frame();
-                                   return performance.now() - t; };
+  const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
+  const time = async (action) => {
+    const runs = [];
+    for (let n = 0; n < repeats; n++) {
+      const t = performance.now(); action(n); await frame(); runs.push(performance.now() - t);
+    }
+    return median(runs);
+  };
   const press = (key) => document.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
   const boxes = document.querySelectorAll(".seg");
+  const radio = (value) => document.querySelector(`input[value=${value}]`).click();
   return {
     next: await time(() => press("j")),
-    click: await time(() => boxes[boxes.length >> 1].click()),
-    filter: await time(() => document.querySelector("input[value=dropped]").click()),
-    unfilter: await time(() => document.querySelector("input[value=all]").click()),
+    click: await time((n) => boxes[(n * 7919) % boxes.length].click()),
+    filter: await time((n) => radio(n % 2 ? "all" : "dropped")),
   };
 }"""
 
 
 def browser_times(result: wps.PageResult, folder: Path) -> None:
     """Load the report of ``result`` (with a page-sized screenshot) in Chromium; time loading,
-    a j key, a click on a box and a filter change, each up to the second frame after it."""
+    then (median of 6) a j key, a click on a box and a filter change (dropped only, all), each
+    up to the second frame after it."""
     from PIL import Image, ImageDraw
     from playwright.sync_api import sync_playwright
 
@@ -129,10 +136,11 @@ def browser_times(result: wps.PageResult, folder: Path) -> None:
         started = time.perf_counter()
         page.goto((folder / "report.html").as_uri(), wait_until="load")
         loaded = (time.perf_counter() - started) * 1000
-        times = page.evaluate(IN_PAGE_TIMES)
+        times = page.evaluate(IN_PAGE_TIMES, 6)
         browser.close()
     print(f"  in Chromium, {len(records)} segments, {capture.height} px: load {loaded:.0f} ms, "
-          + ", ".join(f"{name} {value:.0f} ms" for name, value in times.items()))
+          + ", ".join(f"{name} {value:.0f} ms" for name, value in times.items())
+          + " (medians)")
 
 
 def main() -> None:
