@@ -145,7 +145,7 @@
   document.getElementById("filters").addEventListener("submit", (event) => event.preventDefault());
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    const inForm = event.target.closest("select, input, textarea");
+    const inForm = event.target.closest("select, textarea, input:not([type=radio])");
     const inList = list.contains(event.target);
     if (!inForm && (event.key === "j" || (inList && event.key === "ArrowDown"))) {
       step(1); event.preventDefault();
