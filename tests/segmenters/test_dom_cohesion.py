@@ -184,13 +184,13 @@ def test_canny_tightens_to_the_drawn_content(tmp_path):
     ]
     capture = PageCapture(url="test:canny", width=400, height=300, nodes=nodes,
                           screenshot=tmp_path / "shot.png")
-    segments = build_segmenter("dom-cohesion").segment(capture).segments
+    segments = build_segmenter("dom-cohesion", use_screenshot=True).segment(capture).segments
     assert segments[0].extra["dom_bbox"] == [50, 40, 350, 200]
     left, top, right, bottom = segments[0].bbox
     assert abs(left - 120) <= 2 and abs(top - 80) <= 2 and abs(right - 221) <= 2
     assert abs(bottom - 151) <= 2
     assert segments[1].bbox == (0, 220, 400, 300)  # blank: no edges, the DOM box stays
-    plain = build_segmenter("dom-cohesion", use_screenshot=False).segment(capture).segments
+    plain = build_segmenter("dom-cohesion").segment(capture).segments  # the default: DOM boxes
     assert plain[0].bbox == (50, 40, 350, 200)
 
 
