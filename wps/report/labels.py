@@ -18,6 +18,9 @@ Box = tuple[float, float, float, float]
 """``(left, top, right, bottom)`` in page pixels."""
 CELL_PX = 4
 """Grid cell size: text boxes are rounded out to cells, so a label clears text by up to this."""
+MAX_CELLS = 1_500_000
+"""A page larger than this many cells (a 16,384 px screenshot 1,366 px wide has 1.4 million) gets
+larger cells, so the grid's cost stays bounded."""
 TEXT_WEIGHT, LABEL_WEIGHT = 1.0, 4
 """What an overlap costs per cell when no place is free: covering a label is worse than text."""
 
@@ -51,7 +54,7 @@ def place_labels(segments: Sequence[Box], sizes: Sequence[tuple[float, float]],
     x0, y0, x1, y1 = grid.cells(xs, ys, widths, heights)
     costs = np.where(inside, TEXT_WEIGHT * grid.text_cells(x0, y0, x1, y1), np.inf)
     costs = costs.tolist()
-    labels = _Labels()
+    labels = _Labels(grid.cell)
     places = []
     for index in range(len(costs)):
         best, best_cost = None, math.inf
@@ -81,7 +84,8 @@ class _Labels:
 
     BAND_PX = 64
 
-    def __init__(self) -> None:
+    def __init__(self, cell: float) -> None:
+        self.cell = cell
         self.bands: dict[int, list[Box]] = {}
 
     def add(self, box: Box) -> None:
@@ -99,17 +103,19 @@ class _Labels:
                 height = min(bottom, other[3]) - max(top, other[1])
                 if width > 0 and height > 0:
                     area += width * height
-        return area / (CELL_PX * CELL_PX)  # in cells, as the text
+        return area / (self.cell * self.cell)  # in cells, as the text
 
 
 class _Grid:
-    """The page area in cells of :data:`CELL_PX`, with the running sums of how much text each
-    holds (an integral image: the text in any rectangle of cells is four lookups)."""
+    """The page area in cells (of :data:`CELL_PX`, larger on huge pages), with the running sums
+    of how much text each holds (an integral image: the text in a rectangle is four lookups)."""
 
     def __init__(self, area: Box, texts: Iterable[Box]) -> None:
         self.left, self.top, self.right, self.bottom = (float(v) for v in area)
-        self.columns = max(1, math.ceil((self.right - self.left) / CELL_PX))
-        self.rows = max(1, math.ceil((self.bottom - self.top) / CELL_PX))
+        size = max(self.right - self.left, 1.0) * max(self.bottom - self.top, 1.0)
+        self.cell = max(CELL_PX, math.ceil(math.sqrt(size / MAX_CELLS)))
+        self.columns = max(1, math.ceil((self.right - self.left) / self.cell))
+        self.rows = max(1, math.ceil((self.bottom - self.top) / self.cell))
         boxes = np.array([box for box in texts if all(map(math.isfinite, box))],
                          dtype=float).reshape(-1, 4)
         boxes = boxes[(boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])]
@@ -129,10 +135,10 @@ class _Grid:
 
     def cells(self, x, y, width, height):  # arrays in, arrays out
         """The cells rectangles touch, as ``(x0, y0, x1, y1)`` slice bounds in the grid."""
-        x0 = np.clip(np.floor((x - self.left) / CELL_PX), 0, self.columns).astype(np.int64)
-        y0 = np.clip(np.floor((y - self.top) / CELL_PX), 0, self.rows).astype(np.int64)
-        x1 = np.clip(np.ceil((x + width - self.left) / CELL_PX), x0, self.columns).astype(np.int64)
-        y1 = np.clip(np.ceil((y + height - self.top) / CELL_PX), y0, self.rows).astype(np.int64)
+        x0 = np.clip(np.floor((x - self.left) / self.cell), 0, self.columns).astype(np.int64)
+        y0 = np.clip(np.floor((y - self.top) / self.cell), 0, self.rows).astype(np.int64)
+        x1 = np.clip(np.ceil((x + width - self.left) / self.cell), x0, self.columns).astype(np.int64)
+        y1 = np.clip(np.ceil((y + height - self.top) / self.cell), y0, self.rows).astype(np.int64)
         return x0, y0, x1, y1
 
     def text_cells(self, x0, y0, x1, y1):
