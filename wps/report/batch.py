@@ -168,7 +168,7 @@ def batch_report_html(name: str, rows: list[PageRow], summary: dict[str, Any]) -
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
         ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"),
+         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"),
         f"<title>{escape(title)}</title>\n<style>\n{asset('report.css')}</style>\n",
         "</head>\n<body class=\"batch-report\">\n",
         f"<header class=\"top\"><h1>{escape(title)}</h1>{_run_facts(rows, summary)}</header>\n",
