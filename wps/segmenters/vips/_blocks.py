@@ -151,6 +151,16 @@ def _outside_ancestor(boxes: np.ndarray, path: tuple[int, ...]) -> bool:
     return bool((inside < 0.5 * np.prod(own[2:] - own[:2])).any())
 
 
+def common_depth(first: tuple[int, ...], second: tuple[int, ...]) -> int:
+    """Length of the shared start of two ancestor paths (the depth of their common ancestor)."""
+    depth = 0
+    for x, y in zip(first, second):
+        if x != y:
+            break
+        depth += 1
+    return depth
+
+
 def _font_px(page: PageCapture, node_id: int) -> float:
     """The font size of the block's element (a text node's parent), NaN when not recorded."""
     node = page.nodes[node_id]

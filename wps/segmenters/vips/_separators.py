@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._blocks import VisualBlocks
+from ._blocks import VisualBlocks, common_depth
 
 
 SAMPLE_STEP, MAX_SAMPLES = 3, 64
@@ -79,7 +79,7 @@ def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
     seen = {} if seen is None else seen
     boxes = blocks.boxes[region]
     span = _span(boxes)
-    region_depth = _common_depth(blocks.paths[region[0]], blocks.paths[region[-1]])
+    region_depth = common_depth(blocks.paths[region[0]], blocks.paths[region[-1]])
     for separator in separators:
         axis = separator.axis
         gap = separator.end - separator.start
@@ -107,7 +107,7 @@ def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
             weight += seen[key]
         if blocks.container[a] != blocks.container[b]:
             weight += weights.container
-        depth = _common_depth(blocks.paths[a], blocks.paths[b]) - region_depth
+        depth = common_depth(blocks.paths[a], blocks.paths[b]) - region_depth
         if depth <= 0:
             weight += weights.dom_boundary
         elif depth >= 2:
@@ -118,15 +118,6 @@ def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
 def _span(boxes: np.ndarray) -> tuple[float, float, float, float]:
     return (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
             float(boxes[:, 2].max()), float(boxes[:, 3].max()))
-
-
-def _common_depth(first: tuple[int, ...], second: tuple[int, ...]) -> int:
-    depth = 0
-    for x, y in zip(first, second):
-        if x != y:
-            break
-        depth += 1
-    return depth
 
 
 def _band(separator: Separator, span: tuple[float, float, float, float],

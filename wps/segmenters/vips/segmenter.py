@@ -20,7 +20,7 @@ from ...errors import InputFileError, SegmentationError, UsageError
 from ...model import PageCapture, Segment, Segmentation
 from .. import register_segmenter
 from ..geometry import granularity_level, reading_text, screenshot_pixels
-from ._blocks import VisualBlocks, extract_blocks
+from ._blocks import VisualBlocks, common_depth, extract_blocks
 from ._separators import SeparatorWeights, find_separators, weigh
 
 MAX_DOC = 11.0
@@ -194,11 +194,7 @@ def _one_record(blocks: VisualBlocks, region: np.ndarray) -> bool:
     if len(region) < 2:
         return False
     first, last = blocks.paths[int(region.min())], blocks.paths[int(region.max())]
-    depth = 0
-    for x, y in zip(first, last):
-        if x != y:
-            break
-        depth += 1
+    depth = common_depth(first, last)
     if depth == 0:
         return False
     common = first[depth - 1]
@@ -213,10 +209,6 @@ def _container_boxes(page: PageCapture, blocks: VisualBlocks,
     owner = np.full(len(blocks.node_ids), -1)
     for number, region in enumerate(regions):
         owner[region] = number
-    leaves_below: dict[int, int] = {}
-    for path in blocks.paths:
-        for ancestor in path[1:]:  # never the body
-            leaves_below[ancestor] = leaves_below.get(ancestor, 0) + 1
     result = []
     for number, region in enumerate(regions):
         outside = blocks.boxes[owner != number]
@@ -228,7 +220,7 @@ def _container_boxes(page: PageCapture, blocks: VisualBlocks,
         for block in region:
             chosen = blocks.boxes[block]
             for ancestor in blocks.paths[block][1:]:  # the outermost container that fits
-                if inside[ancestor] != leaves_below[ancestor]:
+                if inside[ancestor] != blocks.leaves_below[ancestor]:
                     continue
                 box = np.asarray(clip_box(page.nodes[ancestor].bbox, page.width, page.height))
                 meets = ((np.minimum(box[2], outside[:, 2]) > np.maximum(box[0], outside[:, 0]))
@@ -250,11 +242,7 @@ def _nearest_relative(blocks: VisualBlocks, block: int, region: np.ndarray,
     best, best_depth = 0, -1
     for number, part in enumerate(parts):
         for other in region[part]:
-            depth = 0
-            for x, y in zip(path, blocks.paths[other]):
-                if x != y:
-                    break
-                depth += 1
+            depth = common_depth(path, blocks.paths[other])
             if depth > best_depth:
                 best, best_depth = number, depth
     return best
