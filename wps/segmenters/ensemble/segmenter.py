@@ -81,8 +81,9 @@ class EnsembleSegmenter:
                 voters.update(webis["segmentations"])
         voters = {name: segments for name, segments in voters.items() if segments}
         if len(voters) < self.min_votes:
-            raise SegmentationError(f"{page.url or page.page_id}: only {len(voters)} ensemble "
-                                    f"members gave segments, {self.min_votes} votes needed")
+            raise SegmentationError(f"{page.url or page.page_id}: {len(voters)} of "
+                                    f"{len(self._members)} ensemble members gave segments, "
+                                    f"{self.min_votes} votes needed")
         fused = fuse_segmentations(
             {"id": page.page_id or "page", "width": int(page.width), "height": int(page.height),
              "segmentations": voters},
