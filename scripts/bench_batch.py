@@ -34,16 +34,20 @@ CONFIGS = {
     "ray-2": ["--engine", "ray", "--renderers", "2"],
 }
 PROFILED = {
-    "capture (Chromium: navigate, settle, scroll, DOM walk, screenshot)": "browser.py:230(capture)",
-    "  renderer memory watcher (/proc scans)": "processes.py:72(renderer_memory)",
-    "segmentation": "steps.py:61(run)",
-    "  Canny box tightening (screenshot decode + edges)": "_canny.py:24(tighten_boxes)",
-    "main text (trafilatura + alignment)": "steps.py:77(run)",
-    "filters": "steps.py:114(run)",
-    "output (all files)": "output.py:150(write_page_outputs)",
-    "  overlay.png (draw + PNG encode)": "output.py:63(draw_overlay)",
-    "  capture/ save (capture.json, dom.html, screenshot copy)": "model.py:165(save)",
+    "capture (Chromium: navigate, settle, scroll, DOM walk, screenshot)":
+        "wps.capture.browser:Browser.capture",
+    "  renderer memory watcher (/proc scans)": "wps.capture.processes:renderer_memory",
+    "segmentation": "wps.steps:SegmentStep.run",
+    "  Canny box tightening (screenshot decode + edges)":
+        "wps.segmenters.dom_cohesion._canny:tighten_boxes",
+    "main text (trafilatura + alignment)": "wps.steps:MainTextStep.run",
+    "filters": "wps.steps:FilterStep.run",
+    "prose decision": "wps.decide:DecideStep.run",
+    "output (all files)": "wps.output:write_page_outputs",
+    "  overlay.png (draw + PNG encode)": "wps.output:draw_overlay",
+    "  capture/ save (capture.json, dom.html, screenshot copy)": "wps.model:PageCapture.save",
 }
+"""Stages of the profile: label -> ``module:qualified name`` of the function that is the stage."""
 
 
 def main() -> None:
@@ -112,15 +116,26 @@ def profile_local(listing: Path, out: Path, extra: list[str]) -> dict[str, objec
     wall = time.perf_counter() - started
     done = json.loads((out / "summary.json").read_text())["done"]
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    wanted = {_code_key(target): stage for stage, target in PROFILED.items()}
     cumulative: dict[str, float] = {}
-    for (file, line, function), (_, _, _, total, _) in stats.items():
-        label = f"{os.path.basename(file)}:{line}({function})"
-        for stage, wanted in PROFILED.items():
-            if label == wanted:
-                cumulative[stage] = cumulative.get(stage, 0.0) + total
+    for key, (_, _, _, total, _) in stats.items():
+        if key in wanted:
+            cumulative[wanted[key]] = cumulative.get(wanted[key], 0.0) + total
     return {"wall_s": round(wall, 1), "done": done,
             "seconds_per_page": {stage: round(cumulative.get(stage, 0.0) / max(done, 1), 3)
                                  for stage in PROFILED}}
+
+
+def _code_key(target: str) -> tuple[str, int, str]:
+    """cProfile's key (file, first line, name) of ``module:qualified.name``."""
+    import importlib
+
+    module, _, name = target.partition(":")
+    function = importlib.import_module(module)
+    for part in name.split("."):
+        function = getattr(function, part)
+    code = function.__code__
+    return code.co_filename, code.co_firstlineno, code.co_name
 
 
 class PeakMemory(threading.Thread):

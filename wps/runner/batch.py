@@ -161,6 +161,10 @@ def run_batch(sources: Iterable[str | BatchSource], out_dir: str | Path, options
     started = time.perf_counter()
     out = Path(out_dir)
     pipeline = _checked_pipeline(options.pipeline)
+    if options.engine == "ray":  # a missing Ray fails before anything is written
+        from .ray_engine import import_ray
+
+        import_ray(local=not options.ray_address)
     prepare_output_folder(out)
     with output_lock(out, wait=options.wait_for_lock):
         prepare_output_folder(out / DONE_FOLDER)

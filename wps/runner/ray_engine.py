@@ -108,7 +108,7 @@ def ray_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
     """Outcomes of the queue's pages in completion order, computed on Ray."""
     if queue.exhausted():
         return
-    ray = _import_ray(local=not options.ray_address)
+    ray = import_ray(local=not options.ray_address)
     started_here = not ray.is_initialized()
     if started_here:
         _start_ray(ray, options)
@@ -219,7 +219,7 @@ def _start_ray(ray: Any, options: BatchOptions) -> None:
     ray.init(num_cpus=cpus, **quiet)
 
 
-def _import_ray(local: bool) -> Any:
+def import_ray(local: bool) -> Any:
     """Ray; for a local instance, set up to bind every server to 127.0.0.1.
 
     ``ray.init`` turns a node address of 127.0.0.1 into the machine's outside address; Ray's own
