@@ -58,7 +58,8 @@ class SamSegmenter:
     device
         ``auto`` (CUDA when available), ``cpu`` or ``cuda``.
     precision
-        ``auto``/``bf16``: bfloat16 autocast where the device supports it; ``fp32``: none.
+        ``auto``: bfloat16 autocast of the image encoder where the hardware has bf16 (a GPU, a
+        CPU with AVX512-BF16/AMX); ``bf16``: always; ``fp32``: never.
     points_per_side, points_per_batch, pred_iou_thresh, stability_score_thresh, box_nms_thresh,
     crop_n_layers, min_mask_region_area
         ``SamAutomaticMaskGenerator`` options; defaults are its own, the settings of the
