@@ -13,9 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..model import PageCapture, Segment
+from ..posts.records import subtree_words
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
+FORM_TEXT_TAGS = frozenset({"SELECT", "TEXTAREA", "BUTTON", "LABEL", "OPTION"})
 SENTENCE_END = (".", "!", "?", '"', "”", "“", "»", "«", "…", "。", "！", "？", "．", "」")
 FIELD_LINE = re.compile(r"^[^.!?:]{1,40}:\s*\S.{0,40}$")
 """A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
@@ -42,11 +46,49 @@ class SegmentFeatures:
     is_record: bool
 
 
-def segment_features(capture: PageCapture, segment: Segment,
-                     body_font_size: float) -> SegmentFeatures:
+MAX_WORDS_PER_CONTROL = 100
+"""A form with more words than this per control is not an interface box but a page (ASP.NET
+wraps every page in one ``<form>`` with a search box) or a product description inside a shop's
+order form: its text does not count as form text. Login, search and registration forms have
+one control per 10-60 words."""
+
+
+@dataclass(slots=True)
+class PageFacts:
+    """What every segment's features are measured against, computed once per page."""
+
+    body_font_size: float
+    in_form: np.ndarray
+    """Per node: form text (see :func:`form_nodes`)."""
+
+    @classmethod
+    def of(cls, capture: PageCapture) -> PageFacts:
+        return cls(body_font_size(capture), form_nodes(capture))
+
+
+def form_nodes(capture: PageCapture) -> np.ndarray:
+    """Nodes of interface boxes: inside a control or label, or inside a ``<form>`` with at most
+    :data:`MAX_WORDS_PER_CONTROL` words per control (login, search, newsletter boxes)."""
+    words = subtree_words(capture)
+    controls = np.zeros(len(capture.nodes), dtype=np.int64)
+    for node in reversed(capture.nodes):  # children come after parents
+        controls[node.id] += node.tag in FORM_CONTROL_TAGS
+        if node.parent is not None:
+            controls[node.parent] += controls[node.id]
+    inside = np.zeros(len(capture.nodes), dtype=bool)
+    for node in capture.nodes:
+        parent_inside = node.parent is not None and inside[node.parent]
+        inside[node.id] = parent_inside or node.tag in FORM_TEXT_TAGS or (
+            node.tag == "FORM"
+            and words[node.id] <= MAX_WORDS_PER_CONTROL * max(controls[node.id], 1))
+    return inside
+
+
+def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) -> SegmentFeatures:
     text = segment.text
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    facts = _node_facts(capture, segment)
+    facts = _node_facts(capture, segment, page.in_form)
+    body_font_size = page.body_font_size
     return SegmentFeatures(
         words=word_count(text),
         sentence_share=sentence_share(text),
@@ -95,7 +137,8 @@ def body_font_size(capture: PageCapture) -> float:
     return max(sizes, key=sizes.__getitem__) if sizes else 16.0
 
 
-def _node_facts(capture: PageCapture, segment: Segment) -> dict[str, float]:
+def _node_facts(capture: PageCapture, segment: Segment,
+                in_form: np.ndarray) -> dict[str, float]:
     chars = link = list_table = form = nav = controls = 0
     size_sum = 0.0
     for node_id in segment.node_ids:
@@ -109,7 +152,7 @@ def _node_facts(capture: PageCapture, segment: Segment) -> dict[str, float]:
         chars += count
         link += count if "link" in inside else 0
         list_table += count if ("list" in inside or "table" in inside) else 0
-        form += count if "form" in inside else 0
+        form += count if in_form[node_id] else 0
         nav += count if inside & {"nav", "header", "footer", "aside"} else 0
         if node.parent is not None:
             size_sum += _font_size(capture, node.parent) * count
@@ -127,5 +170,5 @@ def _font_size(capture: PageCapture, node_id: int) -> float:
         return 0.0
 
 
-__all__ = ["SegmentFeatures", "segment_features", "sentence_share", "word_count",
+__all__ = ["SegmentFeatures", "PageFacts", "segment_features", "sentence_share", "word_count",
            "body_font_size", "FIELD_LINE", "SENTENCE_END"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..model import PageCapture, Segment
 from ..steps import PageState, PipelineStep
-from .features import SegmentFeatures, body_font_size, segment_features, word_count
+from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
 from .lines import is_prose_line, prose_lines
 from .page import NON_ARTICLE_PAGE, PageVerdict, judge_page
@@ -23,6 +23,11 @@ TOO_LITTLE_PROSE = "too_little_prose"
 """Prose, but fewer than ``min_words`` words remain once its non-prose lines go."""
 RESCUABLE = {"no_main_text"}
 """Filter reasons that clear prose overrides: the extractor missed text the page shows."""
+RESCUE_COVERAGE = 0.5
+"""Prose whose main text is less than this share of its text is rescued whole."""
+POST_RESCUE_COVERAGE = 0.9
+"""A post's body (chrome and quotes already apart) is its own text unless the extractor kept
+nearly all of it (extractors cut short replies, smileys and emphasis out of posts)."""
 POST_RESCUABLE = RESCUABLE | {"too_few_tokens"}
 """A post's body is writing by where it stands: rescued also when the extractor kept too little
 of it (its own text must still have ``min_words`` words)."""
@@ -91,12 +96,12 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
     post's body needs only one line of prose; on a non-article page posts need the plain test
     and other segments the strict one.
     """
-    body = body_font_size(capture)
+    facts = PageFacts.of(capture)
     pending: list[tuple[Segment, SegmentFeatures, bool]] = []
     prose_chars = all_chars = 0
     has_posts = False
     for segment in segments:
-        features = segment_features(capture, segment, body)
+        features = segment_features(capture, segment, facts)
         segment.extra["prose_score"] = features.sentence_share
         all_chars += len(segment.text)
         part = segment.extra.get("post_part")
@@ -120,9 +125,10 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
         if not prose:
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
+        coverage = POST_RESCUE_COVERAGE if post else RESCUE_COVERAGE
         if ((post or features.sentence_share >= rules.rescue_sentence_share)
                 and set(segment.reasons) <= (POST_RESCUABLE if post else RESCUABLE)
-                and len(segment.main_text) < 0.5 * len(segment.text)):
+                and len(segment.main_text) < coverage * len(segment.text)):
             _rescue(segment)
         if rules.trim_lines and segment.kept:
             _trim(segment, rules.min_words)

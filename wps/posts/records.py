@@ -10,8 +10,8 @@ but do not call their items posts); a name made with a part word (``comment-body
 record: every node belongs to its innermost record.
 
 Inside a record, a quote is a ``blockquote`` or an element whose classes name a quote; chrome is
-a ``header``/``footer``/``aside`` or an element whose classes name author, user, date, signature,
-actions and the like. Both hold less than half of the record's text: vBulletin sets every post's
+a ``header``/``footer``/``aside`` or an element whose classes name author, user, date,
+signature, actions and the like, without a sentence in it (signatures aside). Both hold less than half of the record's text: vBulletin sets every post's
 body in a ``blockquote``, and a wrapper named ``postdetails`` around the body is not chrome.
 """
 
@@ -51,6 +51,9 @@ CHROME_WORDS = frozenset({
     "edit", "menu", "tools", "userstats", "usertitle", "postdate", "postinfo", "info", "stats", "postfoot",
     "postfooter", "postmeta", "commentmeta", "lastedit", "editnote",
 })
+SIGNATURE_WORDS = frozenset({"signature", "sig"})
+"""Chrome that may hold sentences; other chrome never does (a sentence in a record's header is
+an article's lead, not its byline)."""
 CHROME_TAGS = frozenset({"HEADER", "FOOTER", "ASIDE", "NAV", "BUTTON", "FORM"})
 QUOTE_TAGS = frozenset({"BLOCKQUOTE", "Q"})
 MAX_PART_SHARE = 0.5
@@ -126,7 +129,7 @@ def find_posts(page: PageCapture) -> PostStructure:
     and alternating classes (``even``/``odd``) must not split a thread.
     """
     nodes = page.nodes
-    text_words = _subtree_words(page)
+    text_words = subtree_words(page)
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for node in nodes:
         if not node.is_text and node.attrs:
@@ -154,11 +157,20 @@ def find_posts(page: PageCapture) -> PostStructure:
             if words < MAX_PART_SHARE * whole and (
                     node.tag in QUOTE_TAGS or _has_word(node.attrs, QUOTE_WORDS)):
                 part = "quote"
-            elif (words < MAX_PART_SHARE * whole or words < MAX_SHORT_CHROME_WORDS) and (
-                    node.tag in CHROME_TAGS or _has_word(node.attrs, CHROME_WORDS)):
+            elif ((words < MAX_PART_SHARE * whole or words < MAX_SHORT_CHROME_WORDS)
+                  and (node.tag in CHROME_TAGS or _has_word(node.attrs, CHROME_WORDS))
+                  and (_has_word(node.attrs, SIGNATURE_WORDS)
+                       or not _has_sentence(page.text_of(node.id)))):
                 part = "chrome"
         part_of[node.id] = part
     return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+
+
+def _has_sentence(text: str) -> bool:
+    """A sentence of 8+ words ending in punctuation: a teaser's lead in its ``<header>``."""
+    from ..decide.features import sentence_share
+
+    return sentence_share(text) > 0
 
 
 def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
@@ -166,7 +178,7 @@ def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
                for word in (*class_words(name), name.lower().replace("-", "").replace("_", "")))
 
 
-def _subtree_words(page: PageCapture) -> np.ndarray:
+def subtree_words(page: PageCapture) -> np.ndarray:
     """Words of text under each node (children come after parents, so one reverse pass)."""
     counts = np.zeros(len(page.nodes), dtype=np.int64)
     for node in reversed(page.nodes):
