@@ -38,7 +38,7 @@ PART_WORDS = frozenset({
     "respond", "reply-title", "area", "section", "wrap", "wrapper", "container", "navigation",
     "nav", "pagination", "number", "num", "id", "edit", "quote", "share", "tools", "menu",
     "metadata", "rating", "stats", "image", "img", "new", "feed", "widget", "recent", "latest",
-    "input", "field", "textarea", "submit", "login", "notes",
+    "input", "field", "textarea", "submit", "login", "notes", "row",
 })
 """A class made of a record word and one of these names a part of a post or a list of posts
 (``comment-body``, ``comments-area``, ``post-date``), not a post."""
@@ -112,13 +112,22 @@ def post_name(attrs: dict[str, str]) -> str | None:
             return name
     for name in [*_names(attrs), attrs.get("role", "")]:
         words = class_words(name)
-        if not words or any(word in PART_WORDS or word.rstrip("s") in PART_WORDS
-                            for word in words):
+        if not words or any(_is_part(word) for word in words):
             continue
         if any(word.startswith(RECORD_WORDS) and not word.endswith("s") or word in RECORD_WORDS
                for word in words):
             return _DIGITS.sub("", name)
     return None
+
+
+def _is_part(word: str) -> bool:
+    """A part word, alone or glued to a record word (``postbody``, ``commenttext``)."""
+    for prefix in ("", *RECORD_WORDS):
+        if word.startswith(prefix):
+            rest = word[len(prefix):]
+            if rest in PART_WORDS or rest.rstrip("s") in PART_WORDS:
+                return True
+    return False
 
 
 def find_posts(page: PageCapture) -> PostStructure:
@@ -136,10 +145,12 @@ def find_posts(page: PageCapture) -> PostStructure:
             name = post_name(node.attrs)
             if name is not None:
                 groups[(node.tag, name)].append(node.id)
-    is_record = np.zeros(len(nodes), dtype=bool)
-    for members in groups.values():
+    key_of: dict[int, tuple[str, str]] = {}
+    for key, members in groups.items():
         if sum(text_words[m] >= MIN_RECORD_WORDS for m in members) >= 2:
-            is_record[members] = True
+            key_of.update(dict.fromkeys(members, key))
+    is_record = np.zeros(len(nodes), dtype=bool)
+    is_record[_drop_single_parts(page, key_of)] = True
     record_of = np.full(len(nodes), -1, dtype=np.int64)
     part_of = ["body"] * len(nodes)
     for node in nodes:  # parents come before their children
@@ -164,6 +175,27 @@ def find_posts(page: PageCapture) -> PostStructure:
                 part = "chrome"
         part_of[node.id] = part
     return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+
+
+def _drop_single_parts(page: PageCapture, key_of: dict[int, tuple[str, str]]) -> list[int]:
+    """The candidates that are records: not those of another name that occur once inside a
+    candidate (vBulletin's ``blockquote.postcontent`` in each ``li.postbit``, WordPress's
+    ``article#div-comment-N`` in each ``li.comment``: parts, since records repeat). Nested
+    candidates of the same name are replies and stay."""
+    enclosing: dict[int, int] = {}  # candidate -> nearest enclosing candidate
+    nearest = [-1] * len(page.nodes)
+    for node in page.nodes:  # parents come first
+        above = nearest[node.parent] if node.parent is not None else -1
+        if node.id in key_of:
+            enclosing[node.id] = above
+            above = node.id
+        nearest[node.id] = above
+    inside: dict[tuple[int, tuple[str, str]], int] = defaultdict(int)
+    for candidate, outer in enclosing.items():
+        inside[(outer, key_of[candidate])] += 1
+    return [candidate for candidate, outer in enclosing.items()
+            if outer < 0 or key_of[outer] == key_of[candidate]
+            or inside[(outer, key_of[candidate])] > 1]
 
 
 def _has_sentence(text: str) -> bool:
