@@ -125,6 +125,9 @@ class PageCapture:
     """True when the lazy-loading scroll pass stopped at its step or time bound."""
     incomplete: bool = False
     """True when the page never finished loading and what had rendered by then was captured."""
+    unreached: list[dict[str, Any]] = field(default_factory=list)
+    """Inner scrolling containers whose content goes on below their box (a comment overlay, a
+    chat pane): tag, class, ``hidden_px`` and box. The capture holds only what they show."""
     timings: dict[str, float] = field(default_factory=dict)
     source: str = "browser"
     """``"browser"`` for a fresh render, ``"webis"`` for a Webis-WebSeg-20 page folder."""
@@ -188,6 +191,7 @@ class PageCapture:
                 "screenshot_truncated": self.screenshot_truncated,
                 "scroll_truncated": self.scroll_truncated,
                 "incomplete": self.incomplete,
+                "unreached": self.unreached,
                 "timings": self.timings,
                 "source": self.source,
                 "nodes": [node.to_json() for node in self.nodes],
@@ -239,6 +243,7 @@ class PageCapture:
             screenshot_truncated=bool(meta.get("screenshot_truncated")),
             scroll_truncated=bool(meta.get("scroll_truncated")),
             incomplete=bool(meta.get("incomplete")),
+            unreached=list(meta.get("unreached") or []),
             timings=dict(meta.get("timings") or {}),
             source=meta.get("source", "browser"),
         )

@@ -144,7 +144,7 @@ class PageResult:
         if self.text is None:
             return None
         report = {**self.text.to_json(self.segmentation.segments),
-                  "incomplete": self.capture.incomplete}
+                  "incomplete": self.capture.incomplete, "unreached": self.capture.unreached}
         if self.verdict is not None:  # the decision's verdict replaces the seed's page rules
             report["page_rules"] = report["page_reasons"]
             report.update(page_kept=self.verdict.is_article, page_reasons=self.verdict.reasons,

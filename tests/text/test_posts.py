@@ -186,3 +186,14 @@ def test_verdict_threshold_moves_the_page(text_browser, tmp_path, verdict_share)
     capture = render(text_browser, tmp_path, wordpress_comments())
     result = wps.segment(capture, PipelineOptions(config=config))
     assert result.verdict.is_article == (verdict_share == 0.0)
+
+
+def test_comments_in_an_inner_scrolling_pane_are_reported_as_unreached(text_browser, tmp_path):
+    comments = "".join(f"<div class='comment'><p>{SENTENCES[n % 6]} ({n})</p></div>"
+                       for n in range(40))
+    body = (f"<article><p>{' '.join(SENTENCES)}</p></article>"
+            f"<aside style='height: 300px; overflow-y: auto'>{comments}</aside>")
+    result = run(render(text_browser, tmp_path, body))
+    (pane,) = result.capture.unreached
+    assert pane["tag"] == "ASIDE" and pane["hidden_px"] > 500
+    assert result.main_text_report()["unreached"] == result.capture.unreached

@@ -45,7 +45,7 @@ from .screenshots import (  # discard_screenshot: kept importable from here
     detach_screenshot,
     discard_screenshot,  # noqa: F401
 )
-from .scroll import expand_scroll_container, lazy_scroll
+from .scroll import expand_scroll_container, lazy_scroll, unreached_scroll_content
 from .sources import PageSource, check_body, page_id_for, resolve_source
 
 LAUNCH_ARGS = (
@@ -441,6 +441,7 @@ async def _render(
 
     walk, html, title, scroll_truncated = await _prepare_and_walk(
         page, source, options, policy, deadline, timings)
+    unreached = await unreached_scroll_content(page)
 
     full_height = max(walk.page_height, 1)
     height = min(full_height, options.max_height)
@@ -468,6 +469,7 @@ async def _render(
         screenshot_truncated=full_height > options.max_height,
         scroll_truncated=scroll_truncated,
         incomplete=incomplete,
+        unreached=unreached,
         timings={name: round(value, 4) for name, value in timings.items()},
         source="browser",
     )

@@ -99,6 +99,33 @@ async def lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> boo
     return bool(truncated)
 
 
+# Inner scrolling containers (comment overlays, chat panes, code boxes) whose content goes on below
+# their visible box: the capture holds only what they show, so they are reported, not guessed at.
+_UNREACHED_JS = """(limit) => {
+  const found = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const hidden = el.scrollHeight - el.clientHeight;
+    if (hidden < limit || el.clientHeight === 0) continue;
+    const overflow = getComputedStyle(el).overflowY;
+    if (overflow !== "auto" && overflow !== "scroll" && overflow !== "overlay") continue;
+    const r = el.getBoundingClientRect();
+    found.push({tag: el.tagName, class: (el.getAttribute("class") || "").slice(0, 80),
+                hidden_px: Math.round(hidden),
+                box: [r.left + scrollX, r.top + scrollY, r.right + scrollX, r.bottom + scrollY]
+                  .map(Math.round)});
+  }
+  return found.sort((a, b) => b.hidden_px - a.hidden_px).slice(0, 20);
+}"""
+UNREACHED_MIN_PX = 100
+"""Content hidden below a scrolling container's box by less than this is not reported."""
+
+
+async def unreached_scroll_content(page: Any) -> list[dict[str, Any]]:
+    """The inner scrolling containers whose content the capture could not reach (largest first,
+    at most 20): tag, class, hidden pixels and the container's box."""
+    return list(await page.evaluate(_UNREACHED_JS, UNREACHED_MIN_PX))
+
+
 async def expand_scroll_container(page: Any) -> bool:
     """Let the element that scrolls instead of the document grow to its content; True if found.
 
