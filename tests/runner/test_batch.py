@@ -231,3 +231,18 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     failures = [json.loads(line) for line in (tmp_path / "out" / "failures.jsonl").open()]
     assert [(f["url"], f["exit_code"]) for f in failures] == [(sources[0], 16)]
     assert "did not stop" in failures[0]["message"]
+
+
+@pytest.mark.browser
+def test_browser_restarts_when_its_memory_grew_past_the_limit(page_server, tmp_path):
+    from wps.runner.worker import PageTask, children_memory_mb, run_page
+
+    url = page_server.add_html("/memory", "<p>memory</p>")
+    baseline = PipelineOptions(segmenter="baseline", text=False, capture_options=FAST)
+    with Browser(FAST) as browser:
+        for limit, launches in ((None, 1), (100_000, 1), (64, 2)):
+            task = PageTask(url, str(tmp_path / str(limit)), baseline, None,
+                            restart_above_mb=limit)
+            assert run_page(task, browser).ok
+            assert browser.launches == launches
+        assert children_memory_mb() > 64  # what the last limit measured: Chromium's processes

@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="local engine: worker processes (one Chromium each)")
     engine.add_argument("--restart-every", type=int, default=50,
                         help="restart each Chromium after this many pages")
+    engine.add_argument("--restart-above-mb", type=int, default=1024,
+                        help="restart a Chromium after a page that left it holding more than "
+                        "this many MiB")
     engine.add_argument("--ray-address", default=None,
                         help="ray engine: 'auto' or HOST:PORT of a running cluster (default: "
                         "start a local Ray instance on 127.0.0.1)")
@@ -67,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     options = BatchOptions(
         workers=args.workers,
         restart_every=args.restart_every,
+        restart_above_mb=args.restart_above_mb,
         pipeline=pipeline_options_from_args(args),
         progress=False if args.no_progress else None,
         engine=args.engine,

@@ -73,6 +73,8 @@ class BatchOptions:
     workers: int = 1
     restart_every: int | None = 50
     """Restart each worker's Chromium after this many pages (bounds memory growth)."""
+    restart_above_mb: int | None = 1024
+    """Restart a worker's Chromium after a page that left it holding more than this (MiB)."""
     pipeline: PipelineOptions = field(default_factory=PipelineOptions)
     progress: bool | None = None
     """Show a tqdm bar: ``None`` = only on a terminal."""
@@ -101,6 +103,8 @@ class BatchOptions:
             raise UsageError(f"--workers must be at least 1, got {self.workers}")
         if self.restart_every is not None and self.restart_every < 1:
             raise UsageError(f"--restart-every must be at least 1, got {self.restart_every}")
+        if self.restart_above_mb is not None and self.restart_above_mb < 64:
+            raise UsageError(f"--restart-above-mb must be at least 64, got {self.restart_above_mb}")
         if self.engine not in ENGINES:
             raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.renderers < 1:
@@ -225,7 +229,8 @@ class BatchRun:
                 self._bar.update(1)
                 continue
             task = PageTask(source.location, str(self.out / key), self.pipeline,
-                            self.options.restart_every, source.html)
+                            self.options.restart_every, source.html,
+                            self.options.restart_above_mb)
             refusal = self.robots.refusal(task.source) if self.robots and task.host else None
             if refusal:
                 self.record(PageOutcome(task.source, task.out_dir, False, 0.0,

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from ..errors import MissingDependencyError, PageTimeoutError
-from .worker import PageOutcome, PageTask, failed_outcome, page_stages, render_page
+from .worker import (PageOutcome, PageTask, failed_outcome, page_stages, render_page,
+                     restart_if_grown)
 
 if TYPE_CHECKING:
     from ..model import PageCapture
@@ -68,7 +69,9 @@ class Renderer:
         try:
             capture = render_page(task, self.browser)
         except Exception as err:
+            restart_if_grown(self.browser, task.restart_above_mb)
             return failed_outcome(task, err, time.perf_counter() - started)
+        restart_if_grown(self.browser, task.restart_above_mb)
         png = None
         if capture.screenshot is not None:
             png = Path(capture.screenshot).read_bytes()

@@ -45,6 +45,8 @@ class PageTask:
     restart_every: int | None
     html: bytes | None = None
     """The page's stored HTML (JSONL, WARC): rendered offline and recorded under ``source``."""
+    restart_above_mb: int | None = None
+    """Restart the worker's Chromium after a page that left it holding more than this."""
 
     @property
     def host(self) -> str | None:
@@ -142,9 +144,39 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
                                             task.restart_every)
         result = process_page(task, browser)
     except Exception as err:
-        return failed_outcome(task, err, time.perf_counter() - started)
-    seconds = time.perf_counter() - started
-    return PageOutcome(task.source, task.out_dir, True, seconds, stages=page_stages(result, seconds))
+        outcome = failed_outcome(task, err, time.perf_counter() - started)
+    else:
+        seconds = time.perf_counter() - started
+        outcome = PageOutcome(task.source, task.out_dir, True, seconds,
+                              stages=page_stages(result, seconds))
+    if browser is not None:  # not on SIGTERM or Ctrl-C: those unwind the worker
+        restart_if_grown(browser, task.restart_above_mb)
+    return outcome
+
+
+def restart_if_grown(browser: Browser, limit_mb: int | None) -> None:
+    """Restart Chromium when its processes (this process's descendants) hold more anonymous
+    memory than ``limit_mb``: long runs grow caches a fresh browser does not have."""
+    if limit_mb is not None and children_memory_mb() > limit_mb:
+        try:
+            browser.restart()
+        except WpsError:  # the next page's capture launches it again, or says why it cannot
+            pass
+
+
+def children_memory_mb() -> float:
+    """Anonymous resident memory of this process's descendants (Playwright's driver, Chromium)."""
+    from ..capture.processes import descendants
+
+    total = 0
+    for pid in descendants(os.getpid()):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines()
+                       if line.startswith("RssAnon:")), 0)
+    return total / 1024
 
 
 def failed_outcome(task: PageTask, err: Exception, seconds: float) -> PageOutcome:
