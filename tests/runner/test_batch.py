@@ -15,6 +15,8 @@ from wps.model import PageCapture
 from wps.pipeline import PipelineOptions
 from wps.runner import BatchOptions, read_source_list, run_batch, source_key
 
+QUIET = {"progress": False, "host_delay_s": 0}
+
 FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=30,
                       screenshot=False, allow_private=True)
 FAST_PIPELINE = PipelineOptions(capture_options=FAST)
@@ -56,7 +58,7 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
     sources = [*good, missing, str(local)]
-    summary = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False, host_delay_s=0))
+    summary = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, **QUIET))
     assert (summary.total, summary.done, summary.skipped, summary.failed) == (4, 3, 0, 1)
     for source in [*good, str(local)]:
         capture = PageCapture.load(out / source_key(source) / "capture")
@@ -71,11 +73,11 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
                          "message": f"{missing}: HTTP 404 Not Found", "exit_code": 13}]
     assert json.loads((out / "summary.json").read_text())["failed"] == 1
 
-    again = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, progress=False, host_delay_s=0))
+    again = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, **QUIET))
     assert (again.done, again.skipped, again.failed) == (0, 3, 1)  # only the failure is retried
 
     segmented = run_batch(good, out, BatchOptions(
-        pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), progress=False, host_delay_s=0))
+        pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), **QUIET))
     assert (segmented.done, segmented.skipped) == (2, 0)  # another segmenter redoes the pages
     webis = json.loads((out / source_key(good[0]) / "segmentation.json").read_text())
     assert webis["id"] == source_key(good[0]) and list(webis["segmentations"]) == ["baseline"]
@@ -87,7 +89,7 @@ def test_batch_with_two_worker_processes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
     summary = run_batch([*good, missing, str(local)], out,
-                        BatchOptions(workers=2, pipeline=FAST_PIPELINE, progress=False, host_delay_s=0))
+                        BatchOptions(workers=2, pipeline=FAST_PIPELINE, **QUIET))
     assert (summary.done, summary.failed) == (3, 1)
     texts = {source: [n.text for n in PageCapture.load(out / source_key(source) / "capture").nodes
                       if n.is_text] for source in [*good, str(local)]}
@@ -112,7 +114,7 @@ def test_cli_batch_exit_codes_and_summary(pages, tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["batch", str(listing), "--out", str(out), *CLI_FAST]) == 9
     err = capsys.readouterr().err.splitlines()
-    assert [line for line in err if line.startswith("batch:")][0].startswith(
+    assert next(line for line in err if line.startswith("batch:")).startswith(
         "batch: 3 pages: 2 done, 0 skipped (already done), 1 failed in ")
     assert "  failures: HttpStatusError 1" in err and err[-1].startswith("  slowest: http://")
     listing.write_text("\n".join(good) + "\n", encoding="utf-8")
@@ -138,12 +140,12 @@ BOILERPLATE = (
     "from two farms up the river, and every loaf left at closing time goes to the food bank."
 )
 ARTICLES = [
-    "Rye returns this autumn. After a dry summer the farm on the hill harvested enough rye for a "
-    "full season, so the dark sourdough loaf is back on the shelves from Monday onwards.",
-    "New opening hours start in March: the shop opens at six on weekdays, one hour earlier than "
-    "before, because the commuters on the first train asked for warm rolls before work.",
-    "Our summer recipe series begins with a peach tart. It needs ripe fruit, cold butter and a "
-    "short pastry that rests overnight; the full method fits on one card at the counter.",
+    ("Rye returns this autumn. After a dry summer the farm on the hill harvested enough rye for "
+     "a full season, so the dark sourdough loaf is back on the shelves from Monday onwards."),
+    ("New opening hours start in March: the shop opens at six on weekdays, one hour earlier "
+     "than before, because the commuters on the first train asked for warm rolls before work."),
+    ("Our summer recipe series begins with a peach tart. It needs ripe fruit, cold butter and a "
+     "short pastry that rests overnight; the full method fits on one card at the counter."),
 ]
 
 
@@ -225,7 +227,7 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     started = time.monotonic()
     summary = run_batch(sources, tmp_path / "out", BatchOptions(
         workers=2, pipeline=PipelineOptions(capture_options=capture, segmenter="baseline"),
-        progress=False, host_delay_s=0))
+        **QUIET))
     assert time.monotonic() - started < 40
     assert (summary.done, summary.failed) == (3, 1)
     failures = [json.loads(line) for line in (tmp_path / "out" / "failures.jsonl").open()]

@@ -95,7 +95,8 @@ def test_stored_html_from_warc_and_jsonl_is_rendered_offline_under_its_url(tmp_p
     summary = run_batch(chain(iter_sources(warc), iter_sources(jsonl)), out, BatchOptions(
         pipeline=with_screenshot, progress=False, merged=True))
     assert (summary.done, summary.failed) == (2, 0), (out / "failures.jsonl").read_text()
-    for url, text in [(f"{UNREACHABLE}/w", "from the warc"), (f"{UNREACHABLE}/j", "from the jsonl")]:
+    pages = [(f"{UNREACHABLE}/w", "from the warc"), (f"{UNREACHABLE}/j", "from the jsonl")]
+    for url, text in pages:
         capture = PageCapture.load(out / source_key(url) / "capture")
         assert (capture.url, capture.page_id) == (url, source_key(url))
         assert [n.text for n in capture.nodes if n.is_text] == [text]

@@ -4,5 +4,13 @@ resumable output folders."""
 from .batch import BatchOptions, BatchSummary, run_batch
 from .sources import BatchSource, count_sources, iter_sources, read_source_list, source_key
 
-__all__ = ["BatchOptions", "BatchSummary", "BatchSource", "run_batch", "iter_sources",
-           "count_sources", "read_source_list", "source_key"]
+__all__ = [
+           "BatchOptions",
+           "BatchSource",
+           "BatchSummary",
+           "count_sources",
+           "iter_sources",
+           "read_source_list",
+           "run_batch",
+           "source_key",
+]

@@ -28,15 +28,15 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
-from multiprocessing import get_context
-from multiprocessing import connection
+from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO
 
 from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import BlockedTargetError, InputFileError, PageTimeoutError, UsageError, WpsError
@@ -208,7 +208,8 @@ class BatchRun:
         self.summary = BatchSummary(failures_path=str(out / FAILURES_FILE), engine=options.engine)
         self.robots = (RobotsRules(_allow_private(pipeline), user_agent=_user_agent(pipeline))
                        if options.robots else None)
-        self._failures = open(out / FAILURES_FILE, "w", encoding="utf-8")
+        self._failures = open(  # noqa: SIM115 - a run's file, closed by close()
+            out / FAILURES_FILE, "w", encoding="utf-8")
         self._times: list[tuple[float, str]] = []
         self._bar = tqdm(total=total, unit="page", file=sys.stderr, dynamic_ncols=True,
                          disable=None if options.progress is None else not options.progress)
@@ -381,7 +382,7 @@ def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers
                 queue.finished(task)
                 try:
                     yield future.result(timeout=0)
-                except Exception:
+                except Exception:  # noqa: BLE001 - whatever it was, the worker is gone
                     yield _died(task)
             return
 

@@ -13,9 +13,9 @@ import json
 import os
 import socket
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import OutputError, OutputLockedError
 

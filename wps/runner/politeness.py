@@ -15,7 +15,8 @@ import urllib.error
 import urllib.request
 import urllib.robotparser
 from collections import deque
-from typing import Callable, Generic, Iterator, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
 
 from .. import __version__
 from ..errors import WpsError

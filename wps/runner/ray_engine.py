@@ -19,13 +19,20 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MissingDependencyError, PageTimeoutError
-from .worker import (PageOutcome, PageTask, failed_outcome, page_stages, render_page,
-                     restart_if_grown)
+from .worker import (
+    PageOutcome,
+    PageTask,
+    failed_outcome,
+    page_stages,
+    render_page,
+    restart_if_grown,
+)
 
 if TYPE_CHECKING:
     from ..model import PageCapture
@@ -68,7 +75,7 @@ class Renderer:
         started = time.perf_counter()
         try:
             capture = render_page(task, self.browser)
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - a failed page is a value, the actor goes on
             restart_if_grown(self.browser, task.restart_above_mb)
             return failed_outcome(task, err, time.perf_counter() - started)
         restart_if_grown(self.browser, task.restart_above_mb)
@@ -96,7 +103,7 @@ def finish_page(rendered: RenderedPage | PageOutcome) -> PageOutcome:
             capture.screenshot = folder / "screenshot.png"
             capture.screenshot.write_bytes(rendered.screenshot_png)
         result = segment_to_directory(capture, Path(task.out_dir), task.pipeline)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - a failed page is a value, as in a local worker
         return failed_outcome(task, err, rendered.render_s + time.perf_counter() - started)
     finally:
         if folder is not None:
@@ -206,7 +213,7 @@ def _renderer_died(ray: Any, render_ref: Any) -> bool:
         ray.get(render_ref, timeout=0)
     except RayActorError:
         return True
-    except Exception:
+    except Exception:  # noqa: BLE001 - any other answer means the actor lives
         return False
     return False
 

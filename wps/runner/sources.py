@@ -21,9 +21,10 @@ import gzip
 import io
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 from ..capture.sources import HTML_SUFFIXES, is_url, page_id_for
 from ..errors import InputFileError, MissingDependencyError

@@ -143,7 +143,7 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
         browser = browser or worker_browser(task.pipeline.capture_options or CaptureOptions(),
                                             task.restart_every)
         result = process_page(task, browser)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - a bug on one page must not stop the batch
         outcome = failed_outcome(task, err, time.perf_counter() - started)
     else:
         seconds = time.perf_counter() - started
