@@ -35,7 +35,8 @@ def run(capture: PageCapture):
 def wordpress_comments() -> str:
     def comment(number: int, text: str, depth: int, replies: str = "") -> str:
         parity = "even" if number % 2 else "odd alt"
-        return (f"<li class='comment {parity} thread-{parity} depth-{depth}' id='li-comment-{number}'>"
+        return (f"<li class='comment {parity} thread-{parity} depth-{depth}' "
+                f"id='li-comment-{number}'>"
                 f"<article class='comment-body' id='div-comment-{number}'>"
                 f"<footer class='comment-meta'><div class='comment-author vcard'>"
                 f"<b class='fn'>Reader {number}</b> says:</div>"

@@ -338,6 +338,8 @@ def aggregate(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
             total["segments_forum"] += entry["segments"]
             for key in FORUM_FIELDS:
                 total[key] += entry.get(key, 0)
+            total["has_posts_alone"] = total.get("has_posts_alone", False) or \
+                "posts_alone" in entry  # runs before the figure existed show "–"
     return total
 
 
@@ -402,8 +404,8 @@ def total_rows(t: dict[str, Any], time_info: dict[str, Any]) -> list[tuple[str, 
          f"{t['kept_chars_nonarticle']} ({t['nonarticle_pages']} pages)"),
         ("posts whole in one segment", _ratio(t["posts_whole"], t["posts_scorable"])),
         ("… of those in a kept segment", _ratio(t["posts_whole_kept"], t["posts_whole"])),
-        ("posts kept as a segment of their own", _ratio(t.get("posts_alone", 0),
-                                                          t["posts_scorable"])),
+        ("posts kept as a segment of their own",
+         _ratio(t["posts_alone"], t["posts_scorable"]) if t.get("has_posts_alone") else "–"),
         ("segments mixing 2+ posts", _ratio(t["segments_mixing"], t["segments_forum"])),
         ("median s/page (rendered)", _seconds(time_info["median_page_s"])),
         ("median s/page (from capture)", _seconds(time_info["median_from_capture_s"])),

@@ -17,17 +17,13 @@ import numpy as np
 
 from ..model import PageCapture, Segment
 from ..posts.records import subtree_words
+from ..text.sentences import SENTENCE_END, sentence_share, word_count
+
+FIELD_LINE = re.compile(r"^[^.!?:]{1,40}:\s*\S.{0,40}$")
+"""A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
 FORM_TEXT_TAGS = frozenset({"SELECT", "TEXTAREA", "BUTTON", "LABEL", "OPTION"})
-SENTENCE_END = (".", "!", "?", '"', "”", "“", "»", "«", "…", "。", "！", "？", "．", "」")
-FIELD_LINE = re.compile(r"^[^.!?:]{1,40}:\s*\S.{0,40}$")
-"""A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])|\n")
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-"""Kana, CJK ideographs and Hangul syllables: scripts written without spaces between words."""
-CHARS_PER_UNSPACED_WORD = 2
-"""Characters of an unspaced script counted as one word (about the mean Chinese word length)."""
 
 
 @dataclass(slots=True)
@@ -100,30 +96,6 @@ def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) ->
         rel_font_size=facts["font_size"] / body_font_size if facts["font_size"] else 1.0,
         is_record=segment.extra.get("block_type") == "record",
     )
-
-
-def sentence_share(text: str) -> float:
-    """Share of ``text`` in sentences of 8 words or more that end in punctuation.
-
-    >>> sentence_share("Home\\nProducts\\nThe shop opened in 1952 and has sold bread ever since.")
-    0.79
-    """
-    sentences = _SENTENCE_BREAK.split(text)
-    long = sum(len(s) for s in sentences
-               if word_count(s) >= 8 and s.rstrip().endswith(SENTENCE_END))
-    return round(long / max(len(text), 1), 2)
-
-
-def word_count(text: str) -> int:
-    """Words of ``text``: space-separated, plus those of scripts written without spaces.
-
-    >>> word_count("Crème brûlée"), word_count("這次介紹的是阿茲特克劇情")
-    (2, 6)
-    """
-    unspaced = len(_UNSPACED.findall(text))
-    if not unspaced:
-        return len(text.split())
-    return len(_UNSPACED.sub(" ", text).split()) + unspaced // CHARS_PER_UNSPACED_WORD
 
 
 def body_font_size(capture: PageCapture) -> float:

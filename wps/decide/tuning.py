@@ -19,9 +19,10 @@ from typing import Any, Iterable
 
 from ..model import PageCapture, Segment
 
+from .step import DecisionRules, decide_segments
+
 NO_PROSE_TYPES = ("index", "login", "table")
 """Page types of the data set with no prose at all (check.py's "non-article" pages)."""
-from .step import DecisionRules, decide_segments
 
 
 @dataclass(slots=True)
@@ -88,23 +89,31 @@ def objective(totals: dict[str, Any]) -> float:
     return recall - leaks - totals.get("kept_chars_nonarticle", 0) / NON_ARTICLE_CHARS_UNIT
 
 
-def cross_validate(data: Path, pages: list[DevPage], base: DecisionRules, field: str,
-                   candidates: list[float], folds: int, work: Path) -> tuple[dict, list]:
-    """Held-out totals with ``field`` chosen per fold, and the choice of each fold."""
-    scores: dict[float, dict[str, dict[str, Any]]] = {}
-    for value in candidates:  # one decided copy of every page per candidate value
-        out = work / f"{field}-{value}"
-        write_decided(pages, replace(base, **{field: value}), out)
-        report = json.loads(_run_check(data, out).read_text(encoding="utf-8"))
-        scores[value] = report["pages"]
+def candidate_rules(base: DecisionRules, grid: dict[str, list[Any]]) -> list[DecisionRules]:
+    """Every combination of the ``grid`` values on top of ``base``."""
+    import itertools
+
+    fields = sorted(grid)
+    return [replace(base, **dict(zip(fields, values)))
+            for values in itertools.product(*(grid[field] for field in fields))]
+
+
+def cross_validate(data: Path, pages: list[DevPage], candidates: list[DecisionRules],
+                   folds: int, work: Path) -> tuple[dict, list[DecisionRules]]:
+    """Held-out totals with the rules chosen per fold among ``candidates``, and each fold's
+    choice. Every candidate decides every page once; folds only choose among the scores."""
+    scores: list[dict[str, dict[str, Any]]] = []
+    for number, rules in enumerate(candidates):
+        out = work / f"candidate-{number}"
+        write_decided(pages, rules, out)
+        scores.append(json.loads(_run_check(data, out).read_text(encoding="utf-8"))["pages"])
     held_out = work / "held-out"
     chosen = []
     for fold in folds_by_type(pages, folds):
         train = {page.name for page in pages} - fold
-        best = max(candidates, key=lambda value: objective(_sum(scores[value], train)))
-        chosen.append(best)
-        write_decided([page for page in pages if page.name in fold],
-                      replace(base, **{field: best}), held_out)
+        best = max(range(len(candidates)), key=lambda i: objective(_sum(scores[i], train)))
+        chosen.append(candidates[best])
+        write_decided([page for page in pages if page.name in fold], candidates[best], held_out)
     return check(data, held_out), chosen
 
 

@@ -11,8 +11,10 @@ record: every node belongs to its innermost record.
 
 Inside a record, a quote is a ``blockquote`` or an element whose classes name a quote; chrome is
 a ``header``/``footer``/``aside`` or an element whose classes name author, user, date,
-signature, actions and the like, without a sentence in it (signatures aside). Both hold less than half of the record's text: vBulletin sets every post's
-body in a ``blockquote``, and a wrapper named ``postdetails`` around the body is not chrome.
+signature, actions and the like, without a sentence in it (signatures aside). Both hold less
+than half of the record's text (chrome may hold more of a very short post): vBulletin sets every
+post's body in a ``blockquote``, and a wrapper named ``postdetails`` around the body is not
+chrome.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model import PageCapture
+from ..text.sentences import sentence_share
 
 RECORD_WORDS = ("post", "comment", "reply", "answer", "message", "review", "msg")
 """Words that name a post in class names, ids, roles and item types (matched as word prefixes:
@@ -35,7 +38,7 @@ PART_WORDS = frozenset({
     "body", "content", "text", "meta", "author", "header", "head", "footer", "foot", "list",
     "form", "count", "date", "time", "link", "links", "button", "title", "info", "profile",
     "details", "avatar", "signature", "sig", "actions", "action", "vote", "votes", "icon", "user",
-    "respond", "reply-title", "area", "section", "wrap", "wrapper", "container", "navigation",
+    "respond", "area", "section", "wrap", "wrapper", "container", "navigation",
     "nav", "pagination", "number", "num", "id", "edit", "quote", "share", "tools", "menu",
     "metadata", "rating", "stats", "image", "img", "new", "feed", "widget", "recent", "latest",
     "input", "field", "textarea", "submit", "login", "notes", "row",
@@ -48,8 +51,8 @@ CHROME_WORDS = frozenset({
     "sig", "actions", "action", "vote", "votes", "permalink", "rank", "joined", "postcount",
     "badge", "profile", "postprofile", "posthead", "byline", "timestamp", "toolbar", "buttons",
     "controls", "footer", "header", "reply", "share", "like", "likes", "reactions", "report",
-    "edit", "menu", "tools", "userstats", "usertitle", "postdate", "postinfo", "info", "stats", "postfoot",
-    "postfooter", "postmeta", "commentmeta", "lastedit", "editnote",
+    "edit", "menu", "tools", "userstats", "usertitle", "postdate", "postinfo", "info", "stats",
+    "postfoot", "postfooter", "postmeta", "commentmeta", "lastedit", "editnote",
 })
 SIGNATURE_WORDS = frozenset({"signature", "sig"})
 """Chrome that may hold sentences; other chrome never does (a sentence in a record's header is
@@ -200,8 +203,6 @@ def _drop_single_parts(page: PageCapture, key_of: dict[int, tuple[str, str]]) ->
 
 def _has_sentence(text: str) -> bool:
     """A sentence of 8+ words ending in punctuation: a teaser's lead in its ``<header>``."""
-    from ..decide.features import sentence_share
-
     return sentence_share(text) > 0
 
 
