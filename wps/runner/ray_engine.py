@@ -37,7 +37,7 @@ from .worker import (
 if TYPE_CHECKING:
     from ..model import PageCapture
     from ..pipeline import PipelineOptions
-    from .batch import BatchOptions
+    from .options import BatchOptions
     from .politeness import PageQueue
 
 RENDERS_QUEUED = 2

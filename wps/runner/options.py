@@ -1,0 +1,99 @@
+"""How a batch runs (:class:`BatchOptions`) and what it did (:class:`BatchSummary`), shared by the
+driver (:mod:`.batch`) and the engines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+from ..pipeline import PipelineOptions
+
+ENGINES = ("local", "ray")
+
+
+@dataclass(slots=True)
+class BatchOptions:
+    """How a batch runs; ``pipeline`` is what every page goes through, as in ``wps segment``."""
+
+    workers: int = 1
+    restart_every: int | None = 50
+    """Restart each worker's Chromium after this many pages (bounds memory growth)."""
+    restart_above_mb: int | None = 1024
+    """Restart a worker's Chromium after a page that left it holding more than this (MiB)."""
+    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
+    progress: bool | None = None
+    """Show a tqdm bar: ``None`` = only on a terminal."""
+    engine: str = "local"
+    """``local``: a process pool on this machine; ``ray``: renderer actors and CPU tasks on a
+    Ray cluster (:mod:`wps.runner.ray_engine`)."""
+    ray_address: str | None = None
+    """``None``: start a local Ray instance; ``auto`` or ``HOST:PORT``: join that cluster."""
+    renderers: int = 2
+    """Ray engine: renderer actors, one Chromium each."""
+    cpus_per_task: float = 1.0
+    """Ray engine: CPUs each segmentation task (and each renderer) asks Ray for."""
+    wait_for_lock: bool = False
+    """Another batch on the same ``--out``: wait for it (else refuse at once)."""
+    robots: bool = True
+    """Respect robots.txt of live sites (for the tool's token ``wps``)."""
+    per_host: int | None = 2
+    """Live sites: at most this many pages of one host at a time (``None``: no limit)."""
+    host_delay_s: float = 1.0
+    """Live sites: at least this long between two page starts on one host."""
+    merged: bool = False
+    """Also write ``DIR/segments.jsonl``: every finished page's segment lines in one file."""
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise UsageError(f"--workers must be at least 1, got {self.workers}")
+        if self.restart_every is not None and self.restart_every < 1:
+            raise UsageError(f"--restart-every must be at least 1, got {self.restart_every}")
+        if self.restart_above_mb is not None and self.restart_above_mb < 64:
+            raise UsageError(f"--restart-above-mb must be at least 64, got {self.restart_above_mb}")
+        if self.engine not in ENGINES:
+            raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.renderers < 1:
+            raise UsageError(f"--renderers must be at least 1, got {self.renderers}")
+        if not self.cpus_per_task > 0:
+            raise UsageError(f"--cpus-per-task must be positive, got {self.cpus_per_task}")
+        if self.per_host is not None and self.per_host < 1:
+            raise UsageError(f"--per-host must be at least 1, got {self.per_host}")
+        if not self.host_delay_s >= 0:
+            raise UsageError(f"--host-delay must be >= 0, got {self.host_delay_s}")
+
+
+@dataclass(slots=True)
+class BatchSummary:
+    total: int = 0
+    done: int = 0
+    skipped: int = 0
+    """Pages finished by an earlier run (completion marker present)."""
+    failed: int = 0
+    seconds: float = 0.0
+    failures_path: str = ""
+    engine: str = "local"
+    failure_causes: dict[str, int] = field(default_factory=dict)
+    """Failed pages per error class."""
+    slowest: list[tuple[str, float]] = field(default_factory=list)
+    """The slowest pages of this run: (url, seconds)."""
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    """Rendering stages summed over this run's pages (from each capture's timings)."""
+
+    def line(self) -> str:
+        text = (f"batch: {self.total} pages: {self.done} done, {self.skipped} skipped "
+                f"(already done), {self.failed} failed in {self.seconds:.1f} s")
+        if self.failed:
+            text += f" (see {self.failures_path})"
+        return text
+
+    def details(self) -> list[str]:
+        """The lines under :meth:`line`: failure causes and the slowest pages."""
+        lines = []
+        if self.failure_causes:
+            causes = ", ".join(f"{name} {count}" for name, count in
+                               sorted(self.failure_causes.items(), key=lambda item: -item[1]))
+            lines.append(f"  failures: {causes}")
+        if self.slowest:
+            lines.append("  slowest: " + ", ".join(f"{url} {seconds:.1f} s"
+                                                  for url, seconds in self.slowest))
+        return lines
