@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -95,11 +96,6 @@ def class_words(value: str) -> list[str]:
     return _WORD.findall(_CAMEL.sub(" ", value).lower())
 
 
-def _names(attrs: dict[str, str]) -> list[str]:
-    """Each class and the id as separate names."""
-    return [*attrs.get("class", "").split(), attrs.get("id", "")]
-
-
 def post_name(attrs: dict[str, str]) -> str | None:
     """The first class, id or role made of a record word and no part word (digits dropped), or a
     post item type; ``None`` when nothing names a post.
@@ -109,11 +105,17 @@ def post_name(attrs: dict[str, str]) -> str | None:
     >>> post_name({"class": "comment-body"}), post_name({"class": "comments-area"})
     (None, None)
     """
-    item_type = attrs.get("itemtype", "")
+    return _post_name(attrs.get("class", ""), _DIGITS.sub("", attrs.get("id", "")),
+                      attrs.get("role", ""), attrs.get("itemtype", ""))
+
+
+@lru_cache(maxsize=4096)
+def _post_name(classes: str, element_id: str, role: str, item_type: str) -> str | None:
+    """:func:`post_name` of one attribute set (pages repeat theirs: cached)."""
     for name in RECORD_ITEM_TYPES:
         if item_type.endswith("/" + name):
             return name
-    for name in [*_names(attrs), attrs.get("role", "")]:
+    for name in [*classes.split(), element_id, role]:
         words = class_words(name)
         if not words or any(_is_part(word) for word in words):
             continue
