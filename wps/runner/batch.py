@@ -11,6 +11,8 @@ Layout of the output folder::
     DIR/failures.jsonl      this run's failures: {"url", "error", "message", "exit_code"}
     DIR/summary.json        counts and timings of the last run, failure causes, slowest pages
     DIR/segments.jsonl      with ``merged``: every finished page's segment lines
+    DIR/report.html         one row per page (its own DIR/<key>/report.html linked), totals,
+                            drop reasons (:mod:`wps.report.batch`), written when a run ends
 
 ``<key>`` is the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL). Pages come as a
 stream (:mod:`.sources`) through a :class:`~.politeness.PageQueue` to an engine: the local one
@@ -43,6 +45,7 @@ from ..errors import BlockedTargetError, InputFileError, PageTimeoutError, WpsEr
 from ..files import atomic_file, prepare_output_folder, remove_stale_staging, write_text_atomic
 from ..jsonsafe import load_nested
 from ..pipeline import PipelineOptions
+from ..report.batch import write_batch_report
 from .lock import output_lock
 from .options import BatchOptions, BatchSummary
 from .politeness import USER_AGENT, PageQueue, RobotsRules
@@ -172,10 +175,8 @@ class BatchRun:
         self._bar.set_postfix(failed=self.summary.failed, refresh=False)
 
     def finish(self, seconds: float) -> BatchSummary:
-        """The end of a run (every engine): the merged segments file, ``summary.json``.
-
-        A batch-level report belongs here, after the summary is written.
-        """
+        """The end of a run (every engine): the merged segments file, ``summary.json``, then
+        the batch's ``report.html`` (:mod:`wps.report.batch`)."""
         self.close()
         self.summary.seconds = seconds
         self.summary.slowest = [(url, round(s, 2)) for s, url in
@@ -185,6 +186,7 @@ class BatchRun:
         if self.options.merged:
             write_merged_segments(self.out)
         _write_summary(self.out / SUMMARY_FILE, self.summary)
+        write_batch_report(self.out)
         return self.summary
 
     def close(self) -> None:
