@@ -63,8 +63,7 @@ def batch_folder(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("batch") / "out"
     done = _wps("batch", str(listing), "--out", str(out), "--no-progress", *FAST)
     assert done.returncode == 9, done.stderr  # the missing page failed
-    if not (out / "report.html").exists():  # written by wps report until wps batch writes it
-        assert _wps("report", str(out)).returncode == 0
+    assert (out / "report.html").is_file()  # written by wps batch as the run ends
     return out
 
 
