@@ -57,16 +57,40 @@ def find_browser_pid(token: str) -> int | None:
 
 
 def descendants(pid: int) -> list[int]:
-    parents = _parent_map()
-    children: dict[int, list[int]] = {}
-    for child, parent in parents.items():
-        children.setdefault(parent, []).append(child)
+    """Every process below ``pid``: from each process's ``task/*/children`` (a few small reads),
+    or, where the kernel has no such file, from a scan of all of ``/proc``."""
+    children_of = _direct_children if _has_children_files(pid) else _scanned_children()
     found, stack = [], [pid]
     while stack:
-        for child in children.get(stack.pop(), []):
+        for child in children_of(stack.pop()):
             found.append(child)
             stack.append(child)
     return found
+
+
+def _has_children_files(pid: int) -> bool:
+    return (PROC / str(pid) / "task" / str(pid) / "children").exists()
+
+
+def _direct_children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = list((PROC / str(pid) / "task").iterdir())
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            found.extend(int(child) for child in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _scanned_children():
+    children: dict[int, list[int]] = {}
+    for child, parent in _parent_map().items():
+        children.setdefault(parent, []).append(child)
+    return lambda pid: children.get(pid, [])
 
 
 def renderer_memory(browser_pid: int) -> dict[int, int]:
@@ -74,7 +98,7 @@ def renderer_memory(browser_pid: int) -> dict[int, int]:
     layout and scripts use (shared library pages are not counted)."""
     usage: dict[int, int] = {}
     for pid in descendants(browser_pid):
-        if "--type=renderer" not in _cmdline(pid):
+        if not _is_renderer(pid):
             continue
         try:
             status = (PROC / str(pid) / "status").read_text()
@@ -85,6 +109,19 @@ def renderer_memory(browser_pid: int) -> dict[int, int]:
                 usage[pid] = int(line.split()[1]) * 1024
                 break
     return usage
+
+
+_RENDERERS: dict[int, bool] = {}
+"""pid → renderer or not; a process keeps its arguments (a reused pid is rare and only costs one
+wrong answer until the cache is trimmed)."""
+
+
+def _is_renderer(pid: int) -> bool:
+    if pid not in _RENDERERS:
+        if len(_RENDERERS) > 4096:
+            _RENDERERS.clear()
+        _RENDERERS[pid] = "--type=renderer" in _cmdline(pid)
+    return _RENDERERS[pid]
 
 
 def kill(pids: list[int]) -> None:
