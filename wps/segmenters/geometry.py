@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..model import Box, PageCapture
+from ..model import Box, Node, PageCapture
 from ..text.normalise import clean_piece
 
 __all__ = ["GRANULARITY_LEVELS", "HIDDEN_VISIBILITY", "INLINE_TAGS", "box_area", "clip_box",
@@ -146,3 +146,21 @@ def enclosing_block(page: PageCapture, node_id: int) -> int | None:
     while parent is not None and page.nodes[parent].tag in INLINE_TAGS:
         parent = page.nodes[parent].parent
     return parent
+
+
+def assign_to_smallest(nodes: list[Node], holds: Any, areas: Any) -> list[list[int]]:
+    """Node ids per container: each node goes to the smallest container that holds it (``holds``:
+    a nodes × containers boolean array; ``areas``: each container's area); ids sorted. The
+    0.75-containment fitting of the screenshot segmenters (xycut cells, SAM masks)."""
+    import numpy as np
+
+    assigned: list[list[int]] = [[] for _ in range(len(areas))]
+    if not nodes or not len(areas):
+        return assigned
+    best = np.argmin(np.where(holds, np.asarray(areas, dtype=np.float64)[None, :], np.inf), axis=1)
+    for node, container, held in zip(nodes, best, holds.any(axis=1)):
+        if held:
+            assigned[int(container)].append(node.id)
+    for ids in assigned:
+        ids.sort()
+    return assigned

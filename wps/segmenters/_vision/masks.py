@@ -21,7 +21,7 @@ import numpy as np
 
 from ...errors import SegmentationError
 from ...model import Box, PageCapture, Segment
-from ..geometry import clip_box, reading_text, shown, union_box
+from ..geometry import assign_to_smallest, clip_box, reading_text, shown, union_box
 
 Window = tuple[int, int, int, int]
 """``(left, top, right, bottom)`` in screenshot pixels, right/bottom exclusive."""
@@ -223,14 +223,7 @@ def fit_nodes(page: PageCapture, masks: Sequence[PageMask], scale: float,
         y1 = np.clip(boxes[near, 3] - top, 0, bottom - top)
         inside = table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
         holds[near, k] = inside >= fraction * node_area[near]
-    mask_area = np.array([mask.area for mask in masks], dtype=np.float64)
-    best = np.argmin(np.where(holds, mask_area[None, :], np.inf), axis=1)
-    for node, k, held in zip(visible, best, holds.any(axis=1)):
-        if held:
-            assigned[int(k)].append(node.id)
-    for ids in assigned:
-        ids.sort()
-    return assigned
+    return assign_to_smallest(visible, holds, [mask.area for mask in masks])
 
 
 def segments_from_masks(page: PageCapture, masks: Sequence[PageMask], scale: float,

@@ -30,8 +30,8 @@ import numpy as np
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
-from ..geometry import (granularity_level, intersect_boxes, reading_text, screenshot_pixels,
-                        shown, union_box)
+from ..geometry import (assign_to_smallest, granularity_level, intersect_boxes, reading_text,
+                        screenshot_pixels, shown, union_box)
 from ._xycut_core import ROWS, CutParameters, PageImage, Region, build_tree, prepare
 
 REFERENCE_WIDTH = 1366.0
@@ -342,14 +342,7 @@ def assign_nodes(page: PageCapture, cells: list[Box], fraction: float) -> list[l
     node_area = (node_boxes[:, 2] - node_boxes[:, 0]) * (node_boxes[:, 3] - node_boxes[:, 1])
     holds = width * height >= fraction * node_area[:, None]  # N×C
     cell_area = (cell_boxes[:, 2] - cell_boxes[:, 0]) * (cell_boxes[:, 3] - cell_boxes[:, 1])
-    ranked = np.where(holds, cell_area[None, :], np.inf)
-    best = np.argmin(ranked, axis=1)
-    for node, cell, ok in zip(visible, best, holds.any(axis=1)):
-        if ok:
-            assigned[int(cell)].append(node.id)
-    for ids in assigned:
-        ids.sort()
-    return assigned
+    return assign_to_smallest(visible, holds, cell_area)
 
 
 def _scaled(rect: tuple[int, int, int, int], scale: float) -> Box:
