@@ -74,6 +74,17 @@ def test_spec_lines_are_cut_from_kept_prose(make_capture):
     assert segment.extra["lines_trimmed"] == 2
 
 
+def test_a_line_that_is_one_link_is_cut_from_kept_prose(make_capture):
+    teaser = "Read the whole article about the bakery here"
+    capture = make_capture(("BODY", [("P", [ARTICLE]), ("P", [("A", [teaser])]),
+                                     ("P", ["Regulars say it is ", ("A", ["the best"]),
+                                            " in town and they queue for it every morning"])]))
+    mixed = "Regulars say it is the best in town and they queue for it every morning"
+    segment = decided(capture, main_text=f"{ARTICLE}\n{teaser}\n{mixed}")
+    assert segment.kept and segment.main_text == f"{ARTICLE}\n{mixed}"  # a link inside a line stays
+    assert segment.extra["lines_trimmed"] == 1
+
+
 def test_article_profile_turns_the_decision_off():
     from wps.pipeline import PipelineOptions, build_steps
 

@@ -2,12 +2,14 @@
 not prose (spec fields, user-info rows, "Read 664 more words", form labels).
 
 A line goes when it does not end a sentence and is a ``Key: value`` field, mostly digits, or too
-short to be a sentence. Headings go too, which is right for a detector and why the article
+short to be a sentence; and when it is one link (a teaser's "read the article" line). Headings go too, which is right for a detector and why the article
 profile (``eval/articles.toml``) turns this off.
 """
 
 from __future__ import annotations
 
+from ..model import PageCapture
+from ..segmenters.geometry import enclosing_block
 from .features import FIELD_LINE, SENTENCE_END, word_count
 
 MIN_SENTENCE_WORDS = 5
@@ -30,8 +32,29 @@ def is_prose_line(line: str) -> bool:
     return word_count(line) >= MIN_SENTENCE_WORDS and not line.endswith(":")
 
 
-def prose_lines(text: str) -> tuple[str, int]:
-    """``text`` without its non-prose lines, and how many lines went."""
+def prose_lines(text: str, link_lines: frozenset[str] = frozenset()) -> tuple[str, int]:
+    """``text`` without its non-prose lines and without the lines that are one link each
+    (``link_lines``, by :func:`squeezed` text: "Read the article: …", "Read 664 more words"),
+    and how many lines went."""
     lines = [line for line in text.splitlines() if line.strip()]
-    kept = [line for line in lines if is_prose_line(line)]
+    kept = [line for line in lines
+            if is_prose_line(line) and squeezed(line) not in link_lines]
     return "\n".join(kept), len(lines) - len(kept)
+
+
+def squeezed(text: str) -> str:
+    """``text`` without whitespace: lines compared across the ways they were assembled."""
+    return "".join(text.split())
+
+
+def link_lines(capture: PageCapture, node_ids: list[int]) -> frozenset[str]:
+    """The lines of a segment (text of one block, as :func:`reading_text` makes them) whose text
+    is all inside links, squeezed."""
+    blocks: dict[int | None, list[tuple[str, bool]]] = {}
+    for node_id in node_ids:
+        node = capture.nodes[node_id]
+        if node.is_text and node.text.strip():
+            blocks.setdefault(enclosing_block(capture, node_id), []).append(
+                (node.text, "link" in node.inside))
+    return frozenset(squeezed(" ".join(text for text, _ in pieces))
+                     for pieces in blocks.values() if all(link for _, link in pieces))

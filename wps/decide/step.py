@@ -9,7 +9,7 @@ from ..model import PageCapture, Segment
 from ..steps import PageState, PipelineStep
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
-from .lines import is_prose_line, prose_lines
+from .lines import is_prose_line, link_lines, prose_lines
 from .page import NON_ARTICLE_PAGE, PageVerdict, judge_page
 
 NOT_PROSE = "not_prose"
@@ -131,7 +131,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
                 and len(segment.main_text) < coverage * len(segment.text)):
             _rescue(segment)
         if rules.trim_lines and segment.kept:
-            _trim(segment, rules.min_words)
+            _trim(segment, rules.min_words, link_lines(capture, segment.node_ids))
     return verdict
 
 
@@ -156,8 +156,8 @@ def _rescue(segment: Segment) -> None:
     segment.kept = True
 
 
-def _trim(segment: Segment, min_words: int) -> None:
-    segment.main_text, removed = prose_lines(segment.main_text)
+def _trim(segment: Segment, min_words: int, links: frozenset[str]) -> None:
+    segment.main_text, removed = prose_lines(segment.main_text, links)
     if removed:
         segment.extra["lines_trimmed"] = removed
     if word_count(segment.main_text) < min_words:
