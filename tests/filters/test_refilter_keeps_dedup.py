@@ -28,3 +28,24 @@ def test_refilter_keeps_dedup_reasons(tmp_path):
     assert out[0]["reasons"] == ["dup_chunk_share", "near_duplicate_simhash"]
     assert out[1]["kept"] is False and "no_main_text" in out[1]["reasons"]
     assert out[2]["kept"] is True and out[2]["reasons"] == []  # a filter reason is recomputed
+
+
+def test_refilter_keeps_every_decision_reason_and_judges_the_untrimmed_text(tmp_path):
+    text = ("The starter doubled on day three, then slowed down. Feed it twice a day and keep "
+            "it somewhere warm, and it will come back within a week or so.")
+    stats = {"main_text_overlap": 1.0, "link_share": 0.0, "code_share": 0.0,
+             "list_table_share": 0.0, "tokens": 30.0, "chars": float(len(text))}
+    lines = [{"id": str(n), "text": text, "main_text": text, "stats": stats, "kept": False,
+              "reasons": [reason]}
+             for n, reason in enumerate(("quoted", "post_chrome", "non_article_page"))]
+    lines.append({"id": "3", "text": text, "main_text": "Thanks!", "stats": stats, "kept": True,
+                  "reasons": [], "lines_trimmed": 1, "main_text_untrimmed": text})
+    source = tmp_path / "segments.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert main(["filter", str(source), "--out", str(tmp_path / "out.jsonl")]) == 0
+    out = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [line["reasons"] for line in out[:3]] == [["quoted"], ["post_chrome"],
+                                                     ["non_article_page"]]
+    assert not any(line["kept"] for line in out[:3])
+    # judged by the text the pipeline's filters saw (enough tokens), the detector's text kept
+    assert out[3]["kept"] is True and out[3]["main_text"] == "Thanks!"

@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ..decide.step import NOT_PROSE, RESCUABLE, TOO_LITTLE_PROSE
+from ..decide.step import DECISION_REASONS, RESCUABLE, UNTRIMMED_KEY
 from ..errors import InputFileError
 from ..model import Segment
 from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
@@ -52,21 +52,26 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
     The rules see statistics recomputed from each segment's own ``text``/``main_text`` (token
     and character counts, C4 lines) and, of the stored ``stats``, only what needs the page's DOM
     (shares, largest block), checked first; a segment is never judged by counts that contradict
-    its text. The de-duplication reasons (``wps dedup``, ``--dedup-db``) and the prose
-    decision's (``not_prose``, ``too_little_prose``) are kept: they come from the site's state
-    and the page's capture, which a line does not carry; a segment the decision rescued is not
-    dropped again for missing main text.
+    its text: the main text the pipeline's filters judged (before the decision cut lines). The
+    de-duplication reasons (``wps dedup``, ``--dedup-db``) and every reason of the prose
+    decision are kept: they come from the site's state and the page's capture, which a line
+    does not carry; a segment the decision rescued is not dropped again for missing main text.
     """
     from ..filters import apply_rules, rules_from_config
     from ..filters.base import count_outcomes
 
     rules = rules_from_config(config["filters"]["segment"])
     needed = sorted({key for rule in rules for key in getattr(rule, "reads", ())})
+    segments = [line.segment for line in lines]
+    trimmed = [segment.main_text for segment in segments]
+    for segment in segments:  # the rules judge what the pipeline's filters judged
+        segment.main_text = segment.extra.get(UNTRIMMED_KEY, segment.main_text)
     for line in lines:
         line.segment.stats.update(judged_stats(line, needed))
     carried = [_carried_reasons(line.segment) for line in lines]
-    segments = [line.segment for line in lines]
     apply_rules(segments, rules)
+    for segment, main_text in zip(segments, trimmed):
+        segment.main_text = main_text
     for segment, reasons in zip(segments, carried):
         if segment.extra.get("main_text_rescued"):
             segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
@@ -80,7 +85,7 @@ def _carried_reasons(segment: Segment) -> list[str]:
     (the page's capture)."""
     from ..dedup import REASON_CHUNKS, REASON_MINHASH, REASON_SIMHASH
 
-    carried = (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH, NOT_PROSE, TOO_LITTLE_PROSE)
+    carried = (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH, *DECISION_REASONS)
     return [r for r in segment.reasons if r in carried]
 
 

@@ -88,6 +88,10 @@ class DecideStep(PipelineStep):
         page.verdict = decide_segments(page.capture, page.segments, self.rules)
 
 
+DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE)
+"""Every reason the decision gives: verdicts from the page's capture, which ``wps filter`` keeps."""
+
+
 def decide_segments(capture: PageCapture, segments: list[Segment],
                     rules: DecisionRules) -> PageVerdict:
     """Name and decide every segment, and judge the page; returns the page verdict.
@@ -156,9 +160,16 @@ def _rescue(segment: Segment) -> None:
     segment.kept = True
 
 
+UNTRIMMED_KEY = "main_text_untrimmed"
+"""``extra`` key: the main text the filter rules judged, kept where lines were cut, so that
+``wps filter`` judges a written line as the pipeline did."""
+
+
 def _trim(segment: Segment, min_words: int, links: frozenset[str]) -> None:
+    untrimmed = segment.main_text
     segment.main_text, removed = prose_lines(segment.main_text, links)
     if removed:
         segment.extra["lines_trimmed"] = removed
+        segment.extra[UNTRIMMED_KEY] = untrimmed
     if word_count(segment.main_text) < min_words:
         _drop(segment, TOO_LITTLE_PROSE)
