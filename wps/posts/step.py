@@ -75,8 +75,10 @@ def _pieces(capture: PageCapture, posts: PostStructure, segment: Segment,
     keys = _subtree_keys(capture, segment.node_ids, key)
     groups: dict[tuple[int, str], list[int]] = {}
     for node_id in segment.node_ids:
-        if len(keys[node_id]) == 1:  # an element over several pieces stands for its text
-            groups.setdefault(next(iter(keys[node_id])), []).append(node_id)  # nodes: in none
+        # an element whose text falls into several pieces goes into none of them: a segment's
+        # element ids stand for all the text below them (the text step expands them)
+        if len(keys[node_id]) == 1:
+            groups.setdefault(next(iter(keys[node_id])), []).append(node_id)
     texty = {key: ids for key, ids in groups.items()
              if any(capture.nodes[i].is_text and capture.nodes[i].text.strip() for i in ids)}
     if len(texty) <= 1:
