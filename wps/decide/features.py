@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import PageCapture, Segment
-from ..posts.records import subtree_words
+from ..posts.records import subtree_totals, subtree_words
 from ..text.sentences import SENTENCE_END, sentence_share, word_count
 
 FIELD_LINE = re.compile(r"^[^.!?:]{1,40}:\s*\S.{0,40}$")
@@ -66,11 +66,8 @@ def form_nodes(capture: PageCapture) -> np.ndarray:
     """Nodes of interface boxes: inside a control or label, or inside a ``<form>`` with at most
     :data:`MAX_WORDS_PER_CONTROL` words per control (login, search, newsletter boxes)."""
     words = subtree_words(capture)
-    controls = np.zeros(len(capture.nodes), dtype=np.int64)
-    for node in reversed(capture.nodes):  # children come after parents
-        controls[node.id] += node.tag in FORM_CONTROL_TAGS
-        if node.parent is not None:
-            controls[node.parent] += controls[node.id]
+    controls = subtree_totals(capture, np.array([node.tag in FORM_CONTROL_TAGS
+                                                 for node in capture.nodes], dtype=np.int64))
     inside = np.zeros(len(capture.nodes), dtype=bool)
     for node in capture.nodes:
         parent_inside = node.parent is not None and inside[node.parent]

@@ -214,11 +214,16 @@ def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
 
 
 def subtree_words(page: PageCapture) -> np.ndarray:
-    """Words of text under each node (children come after parents, so one reverse pass)."""
-    counts = np.zeros(len(page.nodes), dtype=np.int64)
+    """Words of text under each node."""
+    return subtree_totals(page, np.array([len(node.text.split()) if node.is_text else 0
+                                          for node in page.nodes], dtype=np.int64))
+
+
+def subtree_totals(page: PageCapture, own: np.ndarray) -> np.ndarray:
+    """``own`` (one number per node) summed over each node's subtree: one reverse pass, since
+    children come after their parents in ``page.nodes``."""
+    totals = own.copy()
     for node in reversed(page.nodes):
-        if node.is_text:
-            counts[node.id] += len(node.text.split())
         if node.parent is not None:
-            counts[node.parent] += counts[node.id]
-    return counts
+            totals[node.parent] += totals[node.id]
+    return totals
