@@ -2,14 +2,15 @@
 not prose (spec fields, user-info rows, "Read 664 more words", form labels).
 
 A line goes when it does not end a sentence and is a ``Key: value`` field, mostly digits, or too
-short to be a sentence; and when it is one link (a teaser's "read the article" line). Headings go too, which is right for a detector and why the article
-profile (``eval/articles.toml``) turns this off.
+short to be a sentence; and when it is one link (a teaser's "read the article" line). Headings
+go too, which is right for a detector and why the article profile (``eval/articles.toml``) turns
+this off.
 """
 
 from __future__ import annotations
 
 from ..model import PageCapture
-from ..segmenters.geometry import enclosing_block
+from ..segmenters.geometry import reading_lines
 from .features import FIELD_LINE, SENTENCE_END, word_count
 
 MIN_SENTENCE_WORDS = 5
@@ -48,13 +49,8 @@ def squeezed(text: str) -> str:
 
 
 def link_lines(capture: PageCapture, node_ids: list[int]) -> frozenset[str]:
-    """The lines of a segment (text of one block, as :func:`reading_text` makes them) whose text
-    is all inside links, squeezed."""
-    blocks: dict[int | None, list[tuple[str, bool]]] = {}
-    for node_id in node_ids:
-        node = capture.nodes[node_id]
-        if node.is_text and node.text.strip():
-            blocks.setdefault(enclosing_block(capture, node_id), []).append(
-                (node.text, "link" in node.inside))
-    return frozenset(squeezed(" ".join(text for text, _ in pieces))
-                     for pieces in blocks.values() if all(link for _, link in pieces))
+    """The lines of a segment (as :func:`reading_lines` makes them) whose text is all inside
+    links, squeezed."""
+    return frozenset(squeezed(" ".join(piece for _, piece in line))
+                     for line in reading_lines(capture, node_ids)
+                     if all("link" in capture.nodes[node_id].inside for node_id, _ in line))

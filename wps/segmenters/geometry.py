@@ -15,9 +15,10 @@ from typing import Any, Iterable, Iterator, Mapping
 from ..model import Box, Node, PageCapture
 from ..text.normalise import clean_piece
 
-__all__ = ["GRANULARITY_LEVELS", "HIDDEN_VISIBILITY", "INLINE_TAGS", "box_area", "clip_box",
-           "enclosing_block", "granularity_level", "intersect_boxes", "reading_text",
-           "screenshot_pixels", "shared_screenshot", "shown", "union_box"]
+__all__ = ["GRANULARITY_LEVELS", "HIDDEN_VISIBILITY", "INLINE_TAGS", "assign_to_smallest",
+           "box_area", "clip_box", "enclosing_block", "granularity_level", "intersect_boxes",
+           "reading_lines", "reading_text", "screenshot_pixels", "shared_screenshot", "shown",
+           "union_box"]
 
 GRANULARITY_LEVELS = {"coarse": 0.25, "medium": 0.5, "fine": 0.75}
 """The named points of the shared ``granularity`` option, on a scale from 0 (coarsest) to 1."""
@@ -125,7 +126,14 @@ def shown(style: Mapping[str, str]) -> bool:
 
 def reading_text(page: PageCapture, node_ids: list[int]) -> str:
     """Text of the nodes in document order: spaces within a block element, newlines between."""
-    pieces: list[str] = []
+    return "\n".join(" ".join(piece for _, piece in line)
+                     for line in reading_lines(page, node_ids))
+
+
+def reading_lines(page: PageCapture, node_ids: list[int]) -> list[list[tuple[int, str]]]:
+    """The lines of :func:`reading_text`: runs of text nodes in one block element, each as
+    (node id, cleaned text) pairs."""
+    lines: list[list[tuple[int, str]]] = []
     previous_block: int | None = None
     for node_id in node_ids:
         node = page.nodes[node_id]
@@ -133,11 +141,11 @@ def reading_text(page: PageCapture, node_ids: list[int]) -> str:
         if not piece:
             continue
         block = enclosing_block(page, node_id)
-        if pieces:
-            pieces.append(" " if block == previous_block else "\n")
-        pieces.append(piece)
+        if not lines or block != previous_block:
+            lines.append([])
+        lines[-1].append((node_id, piece))
         previous_block = block
-    return "".join(pieces)
+    return lines
 
 
 def enclosing_block(page: PageCapture, node_id: int) -> int | None:
