@@ -295,6 +295,16 @@ def count_posts_alone(check: Any, bodies: list[str], segments: list[dict[str, An
 
     body_grams = [grams(body, min(3, len(check.words(body)))) for body in bodies]
     seg_words = [check.words(check.norm(s.get("text") or "")) for s in segments]
+    seg_grams: dict[int, list[set[tuple[str, ...]]]] = {}
+
+    def grams_of_segments(n: int) -> list[set[tuple[str, ...]]]:
+        """Every segment's word n-grams, built once per n (as check.py's forum_stats does)."""
+        if n not in seg_grams:
+            seg_grams[n] = [check.ngrams(w) if n == 3 else
+                            {tuple(w[k:k + n]) for k in range(len(w) - n + 1)}
+                            for w in seg_words]
+        return seg_grams[n]
+
     count: dict[tuple[str, ...], int] = {}
     for g in body_grams:
         for x in g:
@@ -305,13 +315,10 @@ def count_posts_alone(check: Any, bodies: list[str], segments: list[dict[str, An
         if not g:
             continue
         n = min(3, len(check.words(bodies[i])))
-        for j, words in enumerate(seg_words):
-            if not segments[j].get("kept"):
+        for j, sg in enumerate(grams_of_segments(n)):
+            if not segments[j].get("kept") or len(g & sg) / len(g) < check.WHOLE_COVERAGE:
                 continue
-            sg = {tuple(words[k:k + n]) for k in range(len(words) - n + 1)}
-            if len(g & sg) / len(g) < check.WHOLE_COVERAGE:
-                continue
-            sg3 = sg if n == 3 else {tuple(words[k:k + 3]) for k in range(len(words) - 2)}
+            sg3 = grams_of_segments(3)[j]
             others = sum(1 for k, d in enumerate(distinct) if k != i
                          and len(d) >= check.MIX_MIN_NGRAMS
                          and len(d & sg3) / len(d) >= check.MIX_COVERAGE)
