@@ -152,7 +152,7 @@ def test_login_page_instructions_do_not_reach_the_detector(text_browser, tmp_pat
             "<p>New here? Creating an account takes a minute and lets you track every order "
             "you place with us.</p>")
     result = run(render(text_browser, tmp_path, body))
-    assert not result.verdict.is_article and "password_field" in result.verdict.reasons
+    assert not result.verdict.is_article and "login_form" in result.verdict.reasons
     assert not any(s.kept for s in result.segmentation.segments)
     password = [n for n in result.capture.nodes if n.attrs.get("type") == "password"]
     assert len(password) == 1

@@ -19,7 +19,7 @@ from ..model import PageCapture, Segment
 from ..posts.records import subtree_totals, subtree_words
 from ..text.sentences import SENTENCE_END, sentence_share, word_count
 
-FIELD_LINE = re.compile(r"^[^.!?:]{1,40}:\s*\S.{0,40}$")
+FIELD_LINE = re.compile(r"^(?:[^.!?:()]|\([^)]{0,40}\)){1,40}:\s*\S.{0,40}$")
 """A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})

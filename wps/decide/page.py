@@ -6,7 +6,9 @@ and call half of all real articles non-articles. This verdict weighs what the se
 share of the page's text that the decision found to be prose. On a page that is mostly not prose,
 the little prose there is more often interface text written as a sentence ("If you forgot your
 password, enter your e-mail address below.") than writing, so there a segment must pass a
-stricter test: more of it in sentences, and more words.
+stricter test: more of it in sentences, and more words. A page built around a password box is an
+interface whatever its share of prose: the shop's description and legal notes under a login form
+are boilerplate, not writing.
 """
 
 from __future__ import annotations
@@ -14,13 +16,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model import PageCapture
+from ..posts.records import class_words
+
 ARTICLE = "article"
 NON_ARTICLE = "non-article"
 LITTLE_PROSE = "little_prose"
 """Less than ``min_page_prose_share`` of the page's text is in prose segments."""
-PASSWORD_FIELD = "password_field"
-"""The page shows a password box, has no posts and is not mostly prose: a login or registration
-page (a thread under a forum's login box is not one)."""
+LOGIN_FORM = "login_form"
+"""A password box in the page's body (not in its header, menus or pop-ups) and no posts: a login,
+registration or password-reset page. Its sentences are instructions and its prose the site's
+boilerplate, so nothing but posts is kept there."""
+CHROME_TAGS = frozenset({"HEADER", "NAV", "ASIDE", "FOOTER", "DIALOG"})
+CHROME_WORDS = frozenset({
+    "header", "masthead", "topbar", "toplinks", "navbar", "nav", "navigation", "menu", "dropdown",
+    "dd", "popup", "modal", "flyout", "overlay", "lightbox", "drawer", "offcanvas", "sidebar",
+    "side", "widget", "utility", "balloon", "footer",
+})
+"""Names (class or id words) of the page chrome where a site's login box waits on every page:
+the header, menus, drop-downs, pop-ups, the sidebar."""
 NON_ARTICLE_PAGE = "non_article_page"
 """Segment reason: prose too thin for a page judged non-article."""
 
@@ -36,21 +50,45 @@ class PageVerdict:
     def is_article(self) -> bool:
         return self.kind == ARTICLE
 
+    @property
+    def is_login(self) -> bool:
+        return LOGIN_FORM in self.reasons
+
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "prose_share": self.prose_share, "reasons": list(self.reasons)}
 
 
-def judge_page(prose_chars: int, all_chars: int, password_field: bool,
-               min_prose_share: float, max_login_prose_share: float) -> PageVerdict:
+def has_login_form(capture: PageCapture) -> bool:
+    """A visible password box (the capture holds visible nodes only) outside the page chrome."""
+    return any(node.tag == "INPUT" and node.attrs.get("type", "").lower() == "password"
+               and not _in_chrome(capture, node.id) for node in capture.nodes)
+
+
+def _in_chrome(capture: PageCapture, node_id: int | None) -> bool:
+    while node_id is not None:
+        node = capture.nodes[node_id]
+        if node.tag in CHROME_TAGS or node.attrs.get("role") in ("banner", "navigation", "dialog"):
+            return True
+        names = f"{node.attrs.get('class', '')} {node.attrs.get('id', '')}"
+        if any(word in CHROME_WORDS for word in class_words(names)):
+            return True
+        node_id = node.parent
+    return False
+
+
+def judge_page(prose_chars: int, all_chars: int, login_form: bool,
+               min_prose_share: float) -> PageVerdict:
     """The verdict from the decision's per-segment outcome.
 
-    >>> judge_page(900, 1000, False, 0.3, 0.6).kind, judge_page(100, 1000, False, 0.3, 0.6).reasons
+    >>> judge_page(900, 1000, False, 0.3).kind, judge_page(100, 1000, False, 0.3).reasons
     ('article', ['little_prose'])
+    >>> judge_page(900, 1000, True, 0.3).reasons
+    ['login_form']
     """
     share = round(prose_chars / all_chars, 3) if all_chars else 0.0
     reasons = []
     if share < min_prose_share:
         reasons.append(LITTLE_PROSE)
-    if password_field and share < max_login_prose_share:
-        reasons.append(PASSWORD_FIELD)
+    if login_form:
+        reasons.append(LOGIN_FORM)
     return PageVerdict(NON_ARTICLE if reasons else ARTICLE, share, reasons)

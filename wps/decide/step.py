@@ -9,8 +9,8 @@ from ..model import PageCapture, Segment
 from ..steps import PageState, PipelineStep
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
-from .lines import is_prose_line, link_lines, prose_lines
-from .page import NON_ARTICLE_PAGE, PageVerdict, judge_page
+from .lines import chrome_lines, is_prose_line, named_chrome, prose_lines
+from .page import NON_ARTICLE_PAGE, PageVerdict, has_login_form, judge_page
 
 NOT_PROSE = "not_prose"
 QUOTED = "quoted"
@@ -46,7 +46,6 @@ class DecisionRules:
     min_words: int
     trim_lines: bool
     min_page_prose_share: float
-    max_login_prose_share: float
     strict_sentence_share: float
     strict_min_words: int
 
@@ -98,7 +97,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
 
     The verdict is taken on the plain prose test. On an article page (threads included) a
     post's body needs only one line of prose; on a non-article page posts need the plain test
-    and other segments the strict one.
+    and other segments the strict one; on a login page only posts are kept.
     """
     facts = PageFacts.of(capture)
     pending: list[tuple[Segment, SegmentFeatures, bool]] = []
@@ -117,12 +116,15 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
         plain = rules.is_prose(features)
         prose_chars += len(segment.text) if plain else 0
         pending.append((segment, features, plain))
-    verdict = judge_page(prose_chars, all_chars, has_password_field(capture) and not has_posts,
-                         rules.min_page_prose_share, rules.max_login_prose_share)
+    named = None  # computed once, for the first kept segment
+    verdict = judge_page(prose_chars, all_chars, not has_posts and has_login_form(capture),
+                         rules.min_page_prose_share)
     for segment, features, plain in pending:
         post = segment.extra.get("post_part") == "body"
         if verdict.is_article:
             prose = rules.is_post_prose(features, segment.text) if post else plain
+        elif verdict.is_login:
+            prose = plain and post
         else:
             prose = plain and (post or rules.is_strict_prose(features))
         segment.extra["kind"] = segment_kind(features, prose)
@@ -135,14 +137,11 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
                 and len(segment.main_text) < coverage * len(segment.text)):
             _rescue(segment)
         if rules.trim_lines and segment.kept:
-            _trim(segment, rules.min_words, link_lines(capture, segment.node_ids))
+            if named is None:
+                named = named_chrome(capture)
+            _trim(segment, rules.min_words,
+                  chrome_lines(capture, segment.node_ids, named, landmarks=not post))
     return verdict
-
-
-def has_password_field(capture: PageCapture) -> bool:
-    """A visible password box (the capture holds visible nodes only)."""
-    return any(node.tag == "INPUT" and node.attrs.get("type", "").lower() == "password"
-               for node in capture.nodes)
 
 
 def _drop(segment: Segment, reason: str) -> None:
@@ -165,9 +164,9 @@ UNTRIMMED_KEY = "main_text_untrimmed"
 ``wps filter`` judges a written line as the pipeline did."""
 
 
-def _trim(segment: Segment, min_words: int, links: frozenset[str]) -> None:
+def _trim(segment: Segment, min_words: int, chrome: frozenset[str]) -> None:
     untrimmed = segment.main_text
-    segment.main_text, removed = prose_lines(segment.main_text, links)
+    segment.main_text, removed = prose_lines(segment.main_text, chrome)
     if removed:
         segment.extra["lines_trimmed"] = removed
         segment.extra[UNTRIMMED_KEY] = untrimmed

@@ -1,0 +1,85 @@
+"""What the page shows as chrome, rendered in Chromium and run through the whole pipeline: a
+login box in the header or a pop-up leaves an article an article, a password form in the page's
+body makes a login page (its shop description and legal notes are not writing), and inside a kept
+segment the headings, the lines of a header or footer, "read more" rows, footnotes and
+``Pros: a, b, c`` fields are cut."""
+
+from __future__ import annotations
+
+from wps.decide.lines import CHROME_NAMES, is_prose_line
+
+from test_posts import SENTENCES, render, run
+
+ARTICLE = " ".join(SENTENCES)
+SHOP_BLURB = ("Our shop offers more than one hundred thousand products for your home, and every "
+              "order over fifty euros ships for free within two working days. Our team in the "
+              "warehouse packs each parcel by hand and answers your questions six days a week.")
+
+
+def kept_text(result) -> str:
+    return "\n".join(s.main_text for s in result.segmentation.segments if s.kept)
+
+
+def test_a_login_box_in_the_header_leaves_an_article_an_article(text_browser, tmp_path):
+    body = (f"<header id='top'><div class='account-dropdown'><form><input type='text'>"
+            f"<input type='password'><button>Sign in</button></form></div></header>"
+            f"<main><h1>Baking rye at home</h1><p>{ARTICLE}</p><p>{ARTICLE}</p></main>"
+            f"<div id='modalLogin' class='modal'><form><input type='email'>"
+            f"<input type='password'></form></div>")
+    result = run(render(text_browser, tmp_path, body))
+    assert result.verdict.is_article
+    assert SENTENCES[0] in kept_text(result)
+
+
+def test_a_password_form_in_the_body_makes_a_login_page(text_browser, tmp_path):
+    body = ("<div id='page'><div id='box_middle'><h1>Anmelden</h1><form id='login_form'>"
+            "<label>E-Mail <input type='email'></label><label>Passwort <input type='password'>"
+            f"</label><button>Anmelden</button></form></div><div class='seo'><h2>Our shop</h2>"
+            f"<p>{SHOP_BLURB}</p><p>{SHOP_BLURB}</p></div></div>")
+    result = run(render(text_browser, tmp_path, body))
+    assert result.verdict.reasons == ["login_form"]
+    assert kept_text(result) == ""
+    assert any(s.reasons == ["non_article_page"] for s in result.segmentation.segments)
+
+
+def test_a_thread_under_a_login_form_keeps_its_posts(text_browser, tmp_path):
+    posts = "".join(f"<div class='post' id='post{n}'><div class='postbody'><p>{text}</p></div>"
+                    f"</div>" for n, text in enumerate(SENTENCES))
+    body = (f"<div id='main'><form><input type='text'><input type='password'></form>{posts}"
+            f"</div>")
+    result = run(render(text_browser, tmp_path, body))
+    assert "login_form" not in result.verdict.reasons
+    assert all(text in kept_text(result) for text in SENTENCES)
+
+
+def test_chrome_lines_are_cut_from_kept_prose(text_browser, tmp_path):
+    body = (f"<article><h1>Baking rye at home</h1><p>{ARTICLE}</p>"
+            f"<div class='readmore'>( <a href='/more'>Read 664 more words</a> ~ 9 comments )"
+            f"</div><p>Pros: Quiet, Light Weight, Easy to start</p>"
+            f"<p class='footnoteText'>* All prices include VAT plus shipping.</p>"
+            f"<section class='comments'><header><p>Commenting on this article is closed.</p>"
+            f"</header></section></article>")
+    result = run(render(text_browser, tmp_path, body))
+    text = kept_text(result)
+    assert SENTENCES[0] in text
+    for chrome in ("Baking rye at home", "Read 664", "Pros:", "All prices", "Commenting"):
+        assert chrome not in text, chrome
+    trimmed = sum(s.extra.get("lines_trimmed", 0) for s in result.segmentation.segments if s.kept)
+    assert trimmed >= 5
+
+
+def test_posts_keep_short_lines_in_an_aside(text_browser, tmp_path):
+    """Comment lists often sit in ``<aside>``: a post's short line there is still writing."""
+    comments = "".join(f"<div class='comment'><div class='comment-body'><p>{text}</p></div></div>"
+                       for text in ("A sense of humor, perhaps.", "Great list, made me laugh",
+                                    SENTENCES[0], SENTENCES[1]))
+    body = f"<main><p>{ARTICLE}</p></main><aside class='blog-aside'>{comments}</aside>"
+    result = run(render(text_browser, tmp_path, body))
+    assert "A sense of humor, perhaps." in kept_text(result)
+
+
+def test_line_rules():
+    assert not is_prose_line("Pros: Quiet, Light Weight, Exceeded Expectations, Durable")
+    assert not is_prose_line("Martindale (Scheuertouren bei Bezugsstoff!): 40.000 Touren")
+    assert is_prose_line("I bought it in spring, and it has run every weekend since then.")
+    assert {"readmore", "footnote", "disclaimer"} <= CHROME_NAMES
