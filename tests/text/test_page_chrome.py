@@ -83,3 +83,35 @@ def test_line_rules():
     assert not is_prose_line("Martindale (Scheuertouren bei Bezugsstoff!): 40.000 Touren")
     assert is_prose_line("I bought it in spring, and it has run every weekend since then.")
     assert {"readmore", "footnote", "disclaimer"} <= CHROME_NAMES
+
+
+FORUMS = [("The Office", "Magazine related stuff and where you can find contact details for us."),
+          ("Buying Advice", "Discuss the eternal question of which fork or bike you should buy."),
+          ("Beginners", "New to riding and not sure where to start? Come on in and ask away."),
+          ("Workshop", "Sorting out your brackets, fettling your gears and even stuff on parts."),
+          ("Training", "Get fit for riding with plans, diets and advice from those who race.")]
+
+
+def test_an_index_of_titled_records_is_a_listing_not_prose(text_browser, tmp_path):
+    rows = "".join(f"<li class='row'><dl><dt><a class='forumtitle' href='#'>{title}</a><br>"
+                   f"{blurb}</dt><dd class='topics'>{n * 37} <dfn>Topics</dfn></dd>"
+                   f"<dd class='posts'>{n * 411} <dfn>Posts</dfn></dd></dl></li>"
+                   for n, (title, blurb) in enumerate(FORUMS, 1))
+    body = (f"<div class='forabg'><ul class='topiclist'><li class='header'>Forum</li></ul>"
+            f"<ul class='topiclist forums'>{rows}</ul></div><p>{ARTICLE}</p>")
+    result = run(render(text_browser, tmp_path, body))
+    listing = [s for s in result.segmentation.segments if FORUMS[0][1] in s.text]
+    assert listing and not any(s.kept for s in listing)
+    assert {s.extra["kind"] for s in listing} == {"listing"}
+    assert SENTENCES[0] in kept_text(result)
+
+
+def test_an_article_among_bare_boxes_is_not_a_listing(text_browser, tmp_path):
+    """Script-free saved pages are bare ``div``s: a photo credit, a section link and the title
+    each open with a link or heading, but the body holds most words."""
+    body = (f"<div><div><div><a href='#'>Photo: the bakery at dawn</a></div>"
+            f"<div><a href='#'>FOOD</a></div><div><h1>Rye at home</h1><span>By A. Baker</span>"
+            f"</div><div><p>{ARTICLE}</p><p>{ARTICLE}</p></div></div></div>")
+    result = run(render(text_browser, tmp_path, body))
+    assert SENTENCES[0] in kept_text(result)
+    assert all(s.extra.get("kind") != "listing" for s in result.segmentation.segments)

@@ -40,6 +40,9 @@ class SegmentFeatures:
     controls: int
     rel_font_size: float
     is_record: bool
+    listing_records: int = 0
+    """Title-and-blurb records the segment runs across (a forum index's rows, a list of teasers);
+    0 when it is not such a listing (see :func:`listing_records`)."""
 
 
 MAX_WORDS_PER_CONTROL = 100
@@ -92,7 +95,94 @@ def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) ->
         controls=int(facts["controls"]),
         rel_font_size=facts["font_size"] / body_font_size if facts["font_size"] else 1.0,
         is_record=segment.extra.get("block_type") == "record",
+        listing_records=listing_records(capture, segment.node_ids),
     )
+
+
+MIN_LISTING_RECORDS = 3
+MAX_LISTING_RECORD_WORDS = 40
+"""A listing's records are short: a title, a line or two of blurb, some numbers (median words)."""
+MIN_LISTING_SHARE = 0.8
+"""The records of one name hold this share of the segment's text."""
+MAX_LISTING_RECORD_SHARE = 0.5
+"""No record holds more than this share of the records' words: an article body among small
+boxes of one name (a script-free page's bare ``div``s) is not a listing."""
+RECORD_TAGS = frozenset({"LI", "TR", "ARTICLE", "DL", "DT", "DD"})
+"""Tags that make records without a class; a bare ``div`` or ``p`` needs a class."""
+
+
+def listing_records(capture: PageCapture, node_ids: list[int]) -> int:
+    """How many records of a listing the segment runs across: sibling elements of one tag and
+    class that hold most of its text, each opening with a link or heading (the title) and short
+    (a blurb, not a post); 0 when the segment is not one. Found from the text nodes' lowest
+    common ancestor down, through wrappers that hold nearly all the text."""
+    texts = [node_id for node_id in node_ids
+             if capture.nodes[node_id].is_text and capture.nodes[node_id].text.strip()]
+    if len(texts) < MIN_LISTING_RECORDS:
+        return 0
+    chains = [_ancestors(capture, node_id) for node_id in texts]
+    depth = 0
+    while all(len(chain) > depth + 1 and chain[depth] == chains[0][depth] for chain in chains):
+        depth += 1
+    sizes = [len(capture.nodes[node_id].text.strip()) for node_id in texts]
+    total = sum(sizes)
+    members = list(range(len(texts)))
+    while True:
+        groups: dict[int, list[int]] = {}
+        for index in members:
+            if len(chains[index]) > depth:
+                groups.setdefault(chains[index][depth], []).append(index)
+        if not groups:
+            return 0
+        by_name: dict[tuple[str, str], list[int]] = {}
+        for child in groups:
+            node = capture.nodes[child]
+            by_name.setdefault((node.tag, node.attrs.get("class", "")), []).append(child)
+        name, children = max(by_name.items(),
+                             key=lambda item: sum(sizes[i] for c in item[1] for i in groups[c]))
+        if len(children) >= MIN_LISTING_RECORDS and (name[1] or name[0] in RECORD_TAGS):
+            held = sum(sizes[i] for child in children for i in groups[child])
+            if held < MIN_LISTING_SHARE * total:
+                return 0
+            return len(children) if _title_records(capture, texts, groups, children) else 0
+        biggest = max(groups, key=lambda child: sum(sizes[i] for i in groups[child]))
+        if sum(sizes[i] for i in groups[biggest]) < MIN_LISTING_SHARE * total:
+            return 0
+        members, depth = groups[biggest], depth + 1
+
+
+def _title_records(capture: PageCapture, texts: list[int], groups: dict[int, list[int]],
+                   children: list[int]) -> bool:
+    words = []
+    titled = 0
+    for child in children:
+        indexes = groups[child]
+        first = capture.nodes[texts[indexes[0]]]
+        titled += "link" in first.inside or _in_heading(capture, first.id, child)
+        words.append(sum(word_count(capture.nodes[texts[i]].text) for i in indexes))
+    return (titled >= 2 / 3 * len(children)
+            and float(np.median(words)) <= MAX_LISTING_RECORD_WORDS
+            and max(words) <= MAX_LISTING_RECORD_SHARE * sum(words))
+
+
+def _in_heading(capture: PageCapture, node_id: int, stop: int) -> bool:
+    parent = capture.nodes[node_id].parent
+    while parent is not None and parent != stop:
+        if capture.nodes[parent].tag in {"H1", "H2", "H3", "H4", "H5", "H6", "DT"}:
+            return True
+        parent = capture.nodes[parent].parent
+    return False
+
+
+def _ancestors(capture: PageCapture, node_id: int) -> list[int]:
+    """Ancestor ids from the root down to ``node_id``'s parent, then ``node_id``."""
+    chain = [node_id]
+    parent = capture.nodes[node_id].parent
+    while parent is not None:
+        chain.append(parent)
+        parent = capture.nodes[parent].parent
+    chain.reverse()
+    return chain
 
 
 def body_font_size(capture: PageCapture) -> float:

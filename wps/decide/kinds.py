@@ -24,6 +24,11 @@ def _link_list(f: SegmentFeatures) -> bool:
     return f.link_share >= 0.5
 
 
+def _listing(f: SegmentFeatures) -> bool:
+    """A forum index's rows, a list of teasers: short records that each open with a title."""
+    return f.listing_records > 0
+
+
 def _spec(f: SegmentFeatures) -> bool:
     """Spec sheets, user-info rows, forum statistics: ``Key: value`` lines."""
     return f.field_line_share >= 0.35
@@ -38,7 +43,8 @@ def _heading(f: SegmentFeatures) -> bool:
 
 
 KIND_RULES: tuple[tuple[str, Callable[[SegmentFeatures], bool]], ...] = (
-    ("form", _form), ("navigation", _navigation), ("link-list", _link_list), ("spec", _spec),
+    ("form", _form), ("navigation", _navigation), ("link-list", _link_list), ("listing", _listing),
+    ("spec", _spec),
     ("table", _table), ("heading", _heading),
 )
 

@@ -60,8 +60,9 @@ class DecisionRules:
         return cls(**{key: value for key, value in section.items() if key in known})
 
     def is_prose(self, f: SegmentFeatures) -> bool:
-        """Prose: enough of the text in real sentences, and not a link list or a form."""
-        return (f.sentence_share >= self.min_sentence_share
+        """Prose: enough of the text in real sentences, and not a link list, a listing of short
+        titled records or a form."""
+        return (f.sentence_share >= self.min_sentence_share and not f.listing_records
                 and f.link_share < self.max_link_share and f.form_share < self.max_form_share)
 
     def is_post_prose(self, f: SegmentFeatures, text: str) -> bool:
