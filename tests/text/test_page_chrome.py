@@ -6,7 +6,7 @@ segment the headings, the lines of a header or footer, "read more" rows, footnot
 
 from __future__ import annotations
 
-from wps.decide.lines import CHROME_NAMES, is_prose_line
+from wps.decide.lines import CHROME_NAMES, is_prose_line, prose_lines
 
 from test_posts import SENTENCES, render, run
 
@@ -83,6 +83,12 @@ def test_line_rules():
     assert not is_prose_line("Martindale (Scheuertouren bei Bezugsstoff!): 40.000 Touren")
     assert is_prose_line("I bought it in spring, and it has run every weekend since then.")
     assert {"readmore", "footnote", "disclaimer"} <= CHROME_NAMES
+    lead_in = ("The unit also has a terminal for charging the batteries of cars and boats. Its "
+               "power is commonly used for the following typical devices:")
+    assert is_prose_line(lead_in) and not is_prose_line("Our typical devices are these:")
+    post = "Still getting error 801812C1 after the update =(\nHelp!"
+    assert prose_lines(post, post=True) == (post, 0)
+    assert prose_lines(post) == ("Still getting error 801812C1 after the update =(", 1)
 
 
 FORUMS = [("The Office", "Magazine related stuff and where you can find contact details for us."),

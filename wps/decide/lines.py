@@ -37,7 +37,7 @@ MIN_SENTENCE_WORDS = 5
 """Forum posts often end without a full stop; a line this long still counts as prose."""
 
 
-def is_prose_line(line: str) -> bool:
+def is_prose_line(line: str, min_sentence_words: int = 3) -> bool:
     """
     >>> [is_prose_line(x) for x in ("Gewicht: 250 g", "Read 664 more words",
     ...                             "Works fine, my guinea pigs love it",
@@ -45,7 +45,9 @@ def is_prose_line(line: str) -> bool:
     [False, False, True, False]
     """
     line = line.strip()
-    if line.endswith(SENTENCE_END) and word_count(line) >= 3:
+    if line.endswith(SENTENCE_END) and word_count(line) >= min_sentence_words:
+        return True
+    if sentence_share(line) > 0:  # sentences, then "…the following devices:"
         return True
     if FIELD_LINE.match(line) or LIST_FIELD.match(line):
         return False
@@ -54,12 +56,15 @@ def is_prose_line(line: str) -> bool:
     return word_count(line) >= MIN_SENTENCE_WORDS and not line.endswith(":")
 
 
-def prose_lines(text: str, chrome: frozenset[str] = frozenset()) -> tuple[str, int]:
+def prose_lines(text: str, chrome: frozenset[str] = frozenset(),
+                post: bool = False) -> tuple[str, int]:
     """``text`` without its non-prose lines and without the lines the page shows as chrome
-    (``chrome``, by :func:`squeezed` text, from :func:`chrome_lines`), and how many lines went."""
+    (``chrome``, by :func:`squeezed` text, from :func:`chrome_lines`), and how many lines went.
+    In a ``post`` a short exclamation or question ("Hiiilfe!", "Thanks!") is writing too."""
+    min_words = 1 if post else 3
     lines = [line for line in text.splitlines() if line.strip()]
     kept = [line for line in lines
-            if is_prose_line(line) and squeezed(line) not in chrome]
+            if is_prose_line(line, min_words) and squeezed(line) not in chrome]
     return "\n".join(kept), len(lines) - len(kept)
 
 

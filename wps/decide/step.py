@@ -141,7 +141,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
             if named is None:
                 named = named_chrome(capture)
             _trim(segment, rules.min_words,
-                  chrome_lines(capture, segment.node_ids, named, landmarks=not post))
+                  chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     return verdict
 
 
@@ -165,9 +165,9 @@ UNTRIMMED_KEY = "main_text_untrimmed"
 ``wps filter`` judges a written line as the pipeline did."""
 
 
-def _trim(segment: Segment, min_words: int, chrome: frozenset[str]) -> None:
+def _trim(segment: Segment, min_words: int, chrome: frozenset[str], post: bool) -> None:
     untrimmed = segment.main_text
-    segment.main_text, removed = prose_lines(segment.main_text, chrome)
+    segment.main_text, removed = prose_lines(segment.main_text, chrome, post)
     if removed:
         segment.extra["lines_trimmed"] = removed
         segment.extra[UNTRIMMED_KEY] = untrimmed
