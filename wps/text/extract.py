@@ -1,4 +1,5 @@
-"""Main-text extraction: one interface over Trafilatura and the NewsFeed DOM heuristic.
+"""Main-text extraction: one interface over Trafilatura, the NewsFeed DOM heuristic and the
+article-body decision (``article``: trafilatura runs combined by a small model, :mod:`wps.article`).
 
 Segments are later aligned to the extracted text by text, never by ids (trafilatura rewrites the
 tree), so an extractor only has to return its main-text blocks in reading order.
@@ -112,6 +113,16 @@ def _own_text(element: Any) -> str:
     return " ".join(parts)
 
 
+def _article(html: str, url: str | None, options: ExtractOptions) -> MainText:
+    """The article-body decision (:mod:`wps.article`): trafilatura's recall, default and
+    precision runs (comments off) combined block by block by the packaged model."""
+    from ..article.body import article_body
+
+    body = article_body(html, url)
+    return MainText("article", [MainBlock("main", block.kind if block.kind in LEAF_TAGS else "p",
+                                          block.text) for block in body.blocks])
+
+
 def _newsfeed(html: str, url: str | None, options: ExtractOptions) -> MainText:
     from .newsfeed import newsfeed_paragraphs
 
@@ -122,4 +133,5 @@ def _newsfeed(html: str, url: str | None, options: ExtractOptions) -> MainText:
 EXTRACTORS: dict[str, Callable[[str, str | None, ExtractOptions], MainText]] = {
     "trafilatura": _trafilatura,
     "newsfeed": _newsfeed,
+    "article": _article,
 }
