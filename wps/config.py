@@ -1,6 +1,11 @@
-"""Run configuration: packaged defaults (``wps/defaults.toml``) overlaid by a user TOML file.
+"""Run configuration: a packaged profile overlaid by a user TOML file.
 
-As in trafilatura's ``use_config``, a user file overrides only the keys it names. Keys inside a
+Profiles (:data:`PROFILES`): ``detector`` is the packaged defaults (``wps/defaults.toml``): every
+piece of human prose, comments included, each a segment, for an AI-text detector. ``article`` is
+those defaults overlaid by ``wps/article-profile.toml``: the page's article body, comments off.
+A user file picks a profile with a top-level ``profile = "article"`` (or the caller passes
+``profile=``, as ``--profile`` does). As in trafilatura's ``use_config``, a user file overrides
+only the keys it names. Keys inside a
 section the defaults define must exist there (a typo is an error, not a silent no-op); sections the
 defaults do not define pass through for stages that read them.
 """
@@ -16,7 +21,12 @@ from typing import Any
 from .errors import InputFileError, UsageError
 from .jsonsafe import load_nested
 
-__all__ = ["load_config", "default_config", "merge_config", "check_config", "resolve_config"]
+__all__ = ["load_config", "default_config", "profile_config", "merge_config", "check_config",
+           "resolve_config", "PROFILES", "DEFAULT_PROFILE"]
+
+PROFILES: dict[str, str | None] = {"detector": None, "article": "article-profile.toml"}
+"""Profile name -> packaged TOML overlaying the defaults (``None``: the defaults alone)."""
+DEFAULT_PROFILE = "detector"
 
 _OPEN_TABLES = {("filters", "segment"), ("filters", "page")}
 """Tables whose keys are rule names: a user may configure a rule the defaults leave unset."""
@@ -28,10 +38,26 @@ def default_config() -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def load_config(path: str | Path | None = None) -> dict[str, Any]:
-    """Defaults overlaid by the TOML file at ``path`` (``None``: defaults only)."""
+def profile_config(profile: str | None = None) -> dict[str, Any]:
+    """The packaged config of ``profile`` (``None``: the default profile, ``detector``)."""
+    name = profile or DEFAULT_PROFILE
+    if name not in PROFILES:
+        raise UsageError(f"unknown profile {name!r}; choose from {sorted(PROFILES)}")
     config = default_config()
+    overlay = PROFILES[name]
+    if overlay is None:
+        return config
+    text = resources.files("wps").joinpath(overlay).read_text(encoding="utf-8")
+    return merge_config(config, tomllib.loads(text), source=f"profile {name}")
+
+
+def load_config(path: str | Path | None = None, profile: str | None = None) -> dict[str, Any]:
+    """The ``profile``'s config overlaid by the TOML file at ``path`` (``None``: the profile
+    alone). A file's top-level ``profile`` names the profile when ``profile`` is not given; both
+    naming different profiles is an error."""
     if path is None:
+        config = profile_config(profile)
+        config["profile"] = profile or DEFAULT_PROFILE
         return config
     path = Path(path)
     try:
@@ -42,20 +68,29 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
         raise InputFileError(f"{path}: unreadable config file ({err})") from None
     except tomllib.TOMLDecodeError as err:
         raise InputFileError(f"{path}: invalid TOML ({err})") from None
-    return check_config(merge_config(config, user, source=str(path)), source=str(path))
+    named = user.pop("profile", None)
+    if named is not None and not isinstance(named, str):
+        raise UsageError(f"{path}: 'profile' must be a string, not {named!r}")
+    if named is not None and profile is not None and named != profile:
+        raise UsageError(f"{path}: names profile {named!r} but profile {profile!r} was asked for")
+    name = profile or named or DEFAULT_PROFILE
+    config = profile_config(name)
+    merged = check_config(merge_config(config, user, source=str(path)), source=str(path))
+    merged["profile"] = name
+    return merged
 
 
 def resolve_config(config: dict[str, Any] | str | Path | None,
-                   extractor: str | None = None) -> dict[str, Any]:
+                   extractor: str | None = None, profile: str | None = None) -> dict[str, Any]:
     """The run's whole config, resolved once: a dict (already resolved, used as is), a TOML path
-    or ``None`` (packaged defaults); ``extractor`` overrides ``[extract] extractor``. Each step
-    then receives its own section of it.
+    or ``None`` (the packaged ``profile``, default ``detector``); ``extractor`` overrides
+    ``[extract] extractor``. Each step then receives its own section of it.
 
     >>> resolve_config(None, extractor="newsfeed")["extract"]["extractor"]
     'newsfeed'
     """
-    resolved = load_config(config) if config is None or isinstance(config, (str, Path)) \
-        else config
+    resolved = load_config(config, profile) \
+        if config is None or isinstance(config, (str, Path)) else config
     if extractor is not None:
         resolved = {**resolved, "extract": {**resolved["extract"], "extractor": extractor}}
     return resolved

@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..config import PROFILES
 from ..errors import UsageError
 from ..jsonsafe import load_nested
 from ..pipeline import DEFAULT_SEGMENTER, PipelineOptions
+from ..text.extract import EXTRACTORS
 from .capture import add_capture_options, options_from_args
 
 
@@ -46,10 +48,15 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mark segments repeated from earlier pages of the site, state in this"
                         " SQLite file (default off)")
     text = parser.add_argument_group("main text and filters")
+    text.add_argument("--profile", choices=sorted(PROFILES), default=None,
+                      help="detector (default): every piece of human prose, comments included, "
+                      "each a segment; article: the page's article body only, comments off")
     text.add_argument("--config", type=Path, default=None,
-                      help="TOML file overlaying wps/defaults.toml (extractor, filter thresholds)")
-    text.add_argument("--extractor", choices=("trafilatura", "newsfeed"), default=None,
-                      help="main-text extractor (default: the config's, trafilatura)")
+                      help="TOML file overlaying the profile (extractor, filter thresholds); "
+                      "a top-level profile = \"article\" in it picks the profile")
+    text.add_argument("--extractor", choices=sorted(EXTRACTORS), default=None,
+                      help="main-text extractor (default: the profile's: trafilatura, or "
+                      "article for --profile article)")
     text.add_argument("--keep-only", action="store_true",
                       help="write only the kept segments (what may reach the detector)")
     text.add_argument("--no-text", dest="text", action="store_false",
@@ -78,15 +85,17 @@ def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
 def checked_config(args: argparse.Namespace) -> dict[str, Any] | Path | None:
     """The ``--config`` file read and checked once, before any page: a missing file, bad TOML,
     an unknown setting or rule, a wrong type fails here, not after the browser rendered the
-    page. With the text step on, the resolved config goes on (no stage reads the file again);
+    page. ``--profile`` picks the packaged profile the file overlays. With the text step on, the
+    resolved config goes on (no stage reads the file again);
     with ``--no-text`` nothing uses it, but a bad file is still an error."""
     from ..config import resolve_config
 
+    profile = getattr(args, "profile", None)
     if not args.text:
-        if args.config is not None:
-            resolve_config(args.config)
+        if args.config is not None or profile is not None:
+            resolve_config(args.config, profile=profile)
         return args.config
-    return resolve_config(args.config, args.extractor)
+    return resolve_config(args.config, args.extractor, profile)
 
 
 def parse_segmenter_options(items: list[str]) -> dict[str, Any]:
