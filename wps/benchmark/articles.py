@@ -224,6 +224,8 @@ def _progress(items: Any, enabled: bool, label: str) -> Any:
 
 EXTRA_ROWS = {
     "trafilatura_no_comments": "trafilatura.extract(file HTML, include_comments=False)",
+    "trafilatura_precision_no_comments": "trafilatura.extract(file HTML, include_comments=False, "
+                                         "favor_precision=True)",
     "extractor_on_render": "wps's extractor settings on the rendered DOM, before segments/filters",
 }
 
@@ -231,12 +233,15 @@ EXTRA_ROWS = {
 def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Path,
                           segmenter_name: str = "dom-cohesion",
                           config: dict[str, Any] | None = None,
-                          progress: bool = True) -> dict[str, Any]:
+                          progress: bool = True, folds: int = 0,
+                          seed: int | None = None) -> dict[str, Any]:
     """Score wps and trafilatura on every page; write summary, predictions and a table to ``out``.
 
-    Besides the two required rows, the summary holds two rows that locate the gains:
-    trafilatura without comments on the same file, and wps's extractor on the rendered DOM
-    before segmentation and filters.
+    Besides the two required rows, the summary holds rows that locate the gains: trafilatura
+    without comments (default and ``favor_precision``) on the same file, and wps's extractor on
+    the rendered DOM before segmentation and filters. With ``folds`` (the ``article`` extractor),
+    the pages are dealt into that many folds and each page is judged by a block model fitted on
+    the other folds' pages only (:mod:`wps.article.train`): the wps rows are held-out figures.
     """
     import trafilatura
 
@@ -252,16 +257,26 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
     timings: list[float] = []
     failures: dict[str, str] = {}
     reasons: Counter[str] = Counter()
+    fold_models, fold_of, held_out = _fold_models(data, Path(cache), truth, config, folds, seed)
     for key, capture, error in cached_captures(files, Path(cache), progress=progress):
         html = read_html(files[key])
         rows["trafilatura"][key] = {"articleBody": trafilatura.extract(html) or ""}
         rows["trafilatura_no_comments"][key] = {
             "articleBody": trafilatura.extract(html, include_comments=False) or ""}
+        rows["trafilatura_precision_no_comments"][key] = {
+            "articleBody": trafilatura.extract(html, include_comments=False,
+                                               favor_precision=True) or ""}
         if capture is None:
             failures[key] = error
             rows["wps"][key] = rows["extractor_on_render"][key] = {"articleBody": ""}
             continue
-        prediction = predict_page(capture, segmenter, config)
+        if fold_models:
+            from ..article.model import using_block_model
+
+            with using_block_model(fold_models[fold_of[key]]):
+                prediction = predict_page(capture, segmenter, config)
+        else:
+            prediction = predict_page(capture, segmenter, config)
         rows["wps"][key] = {"articleBody": prediction.text}
         rows["extractor_on_render"][key] = {"articleBody": prediction.main_text}
         timings.append(prediction.seconds_text)
@@ -271,7 +286,9 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
                                for name, predictions in rows.items()}
     summary["setup"] = {
         "segmenter": segmenter_name,
-        "config": {key: config[key] for key in ("extract", "text", "filters") if key in config},
+        "profile": config.get("profile"),
+        "config": {key: config[key] for key in ("extract", "text", "filters", "decide")
+                   if key in config},
         "trafilatura_input": "the page file's HTML (html/<id>.html.gz), trafilatura.extract "
                              "with default settings",
         "wps_input": "the DOM Chromium rendered offline from the file with its scripts removed "
@@ -281,19 +298,53 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
         "text_stage_median_ms": round(1000 * timings[len(timings) // 2], 2) if timings else None,
         "segment_counts": dict(reasons),
     }
+    if held_out:
+        held_out["per_fold"] = [
+            {"fold": number, **score_predictions(
+                {key: truth[key] for key in sorted(truth) if fold_of[key] == number},
+                rows["wps"]).to_json()} for number in range(folds)]
+        summary["held_out"] = held_out
     write_json_atomic(out / "predictions-wps.json", rows["wps"])
     write_json_atomic(out / "predictions-trafilatura.json", rows["trafilatura"])
+    write_json_atomic(out / "predictions-trafilatura-no-comments.json",
+                      rows["trafilatura_no_comments"])
     write_json_atomic(out / "summary.json", summary)
     write_text_atomic(out / "summary.md", markdown_table(summary))
     return summary
 
 
+def _fold_models(data: str | Path, cache: Path, truth: dict[str, Any], config: dict[str, Any],
+                 folds: int, seed: int | None) -> tuple[list[Any], dict[str, int], dict[str, Any]]:
+    """One block model per fold, fitted without that fold's pages; each page's fold."""
+    if folds < 2:
+        return [], {}, {}
+    if config.get("extract", {}).get("extractor") != "article":
+        from ..errors import UsageError
+
+        raise UsageError("--folds needs the article extractor (profile article): only its "
+                         "block model is fitted on benchmark pages")
+    from ..article.train import SEED, fit_block_model, page_rows, split
+
+    seed = SEED if seed is None else seed
+    pages = page_rows(data, cache, None)
+    models, fold_of = [], {}
+    for number, (train, test) in enumerate(split(sorted(truth), folds, seed)):
+        models.append(fit_block_model(pages, train))
+        fold_of.update({key: number for key in test})
+    return models, fold_of, {"folds": folds, "seed": seed,
+                             "note": "wps rows: each page judged by a block model fitted on the "
+                                     "other folds' pages only"}
+
+
 def markdown_table(summary: dict[str, Any]) -> str:
     lines = ["| system | pages | precision | recall | F1 | accuracy |", "|---|---|---|---|---|---|"]
+    held_out = summary.get("held_out")
     for name in ("wps", "trafilatura", *EXTRA_ROWS):
         if name not in summary:
             continue
         row = summary[name]
-        lines.append(f"| {name} | {row['pages']} | {row['precision']:.4f} | {row['recall']:.4f} | "
+        label = f"{name} (held-out, {held_out['folds']} folds)" \
+            if held_out and name in ("wps", "extractor_on_render") else name
+        lines.append(f"| {label} | {row['pages']} | {row['precision']:.4f} | {row['recall']:.4f} | "
                      f"{row['f1']:.4f} | {row['accuracy']:.4f} |")
     return "\n".join(lines) + "\n"
