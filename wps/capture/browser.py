@@ -6,6 +6,10 @@ synchronous interface: that gives a hard wall-clock limit per page (``asyncio.wa
 the sync API cannot enforce while a page's script blocks. A crashed browser or renderer is
 restarted and the page retried once.
 
+With ``concurrency`` above 1 the loop runs in a thread of its own and :meth:`Browser.capture`
+may be called from that many threads at once: the pages render side by side in one Chromium,
+each in its own browser context (``wps batch`` segments the rendered pages meanwhile).
+
 Screenshots are written to a temporary folder: one per :class:`Browser`, removed by
 :meth:`Browser.close` (:meth:`PageCapture.save` copies the PNG, so saved captures keep theirs);
 :func:`capture_page` without a browser moves its page's screenshot out first and removes it at
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
@@ -73,6 +78,11 @@ class Browser:
     memory growth in long batches). ``page_hook`` is awaited with each Playwright page right after
     navigation (instrumentation; the tests use it to crash the renderer).
     Captured screenshots live in a temporary folder of this browser until :meth:`close`.
+
+    ``concurrency`` above 1: :meth:`capture` may run in that many threads at once (the event
+    loop then runs in a thread of its own). A restart (``restart_every``, memory) waits until
+    no page is in flight; a browser crash is retried once per page, as with one page; a page
+    past its deadline still kills Chromium, so the other pages in flight retry on a new one.
     """
 
     def __init__(
@@ -81,10 +91,22 @@ class Browser:
         *,
         restart_every: int | None = None,
         page_hook: PageHook | None = None,
+        concurrency: int = 1,
     ) -> None:
         self.options = options or CaptureOptions()
         self.restart_every = restart_every
         self.page_hook = page_hook
+        self.concurrency = max(1, concurrency)
+        self._thread: threading.Thread | None = None
+        """The loop's own thread (``concurrency`` above 1)."""
+        self._state = threading.Condition(threading.RLock())
+        """Guards launching, restarts and the count of pages in flight."""
+        self._in_flight = 0
+        self._work: set[asyncio.Task[Any]] = set()
+        """What other threads wait for on the loop's thread (cancelled by :meth:`close`)."""
+        self._memory_killed_at = 0.0
+        self._memory_killed_held = 0
+        """``time.monotonic()`` of the last renderer kill for memory (concurrent pages)."""
         self.pages_since_start = 0
         self.launches = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -109,13 +131,18 @@ class Browser:
 
     def start(self) -> None:
         """Launch Chromium (no-op when running). Raises BrowserNotFoundError, CaptureError."""
-        if self._browser is not None and self._browser.is_connected():
-            return
-        executable = find_chromium(self.options.chromium_path)
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-            self._loop.set_exception_handler(self._report_loop_error)
-        self._run(self._launch(executable))
+        with self._state:
+            if self._browser is not None and self._browser.is_connected():
+                return
+            executable = find_chromium(self.options.chromium_path)
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                self._loop.set_exception_handler(self._report_loop_error)
+                if self.concurrency > 1:
+                    self._thread = threading.Thread(target=self._loop.run_forever,
+                                                    name="wps-browser-loop", daemon=True)
+                    self._thread.start()
+            self._run(self._launch(executable))
 
     async def _launch(self, executable: str) -> None:
         from playwright.async_api import Error, async_playwright
@@ -140,10 +167,19 @@ class Browser:
         self.launches += 1
 
     def restart(self) -> None:
-        """Close Chromium (ignoring errors from a dead one) and launch it again."""
-        if self._loop is not None and self._browser is not None:
-            self._run(self._close_browser())
-        self.start()
+        """Close Chromium (ignoring errors from a dead one) and launch it again.
+
+        With pages of other threads in flight, wait until they are done (the batch calls this
+        after a page that left Chromium holding too much memory)."""
+        with self._state:
+            self._state.wait_for(lambda: self._in_flight == 0)
+            self._restart_now()
+
+    def _restart_now(self) -> None:
+        with self._state:
+            if self._loop is not None and self._browser is not None:
+                self._run(self._close_browser())
+            self.start()
 
     def _abandon(self) -> None:
         """Kill Chromium at once (a timed-out page can keep it busy for many seconds); the next
@@ -162,11 +198,15 @@ class Browser:
             pass
 
     def close(self) -> None:
-        """Stop Chromium and the Playwright driver; remove this browser's screenshots."""
+        """Stop Chromium and the Playwright driver; remove this browser's screenshots.
+
+        Pages still in flight (other threads) are cancelled first."""
         folder, self._screenshot_folder = self._screenshot_folder, None
         try:
             if self._loop is None:
                 return
+            if self._thread is not None:
+                self._run(_cancel_tasks(self._work))
             if self._browser is not None:
                 self._run(self._close_browser())
             if self._playwright is not None:
@@ -175,6 +215,10 @@ class Browser:
                 except Exception:
                     pass
                 self._playwright = None
+            if self._thread is not None:
+                self._loop.call_soon_threadsafe(self._loop.stop)
+                self._thread.join()
+                self._thread = None
             self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
             self._loop = None
@@ -190,6 +234,8 @@ class Browser:
         an asyncio "exception was never retrieved" traceback under the one-line CLI message.
         """
         assert self._loop is not None
+        if self._thread is not None:
+            return self._run_in_thread(work)
         task = self._loop.create_task(work)
         try:
             return self._loop.run_until_complete(task)
@@ -203,6 +249,36 @@ class Browser:
                     pass
             elif not task.cancelled():
                 task.exception()  # retrieved: the error propagates from here
+            raise
+
+    def _run_in_thread(self, work: Coroutine[Any, Any, Result]) -> Result:
+        """:meth:`_run` with the loop in its own thread: wait here for ``work``; an exception in
+        the waiting thread (Ctrl-C, SIGTERM's :class:`~wps.files.Terminated`) cancels it and
+        waits (a while) for it to unwind."""
+        import concurrent.futures
+
+        assert self._loop is not None
+        ended = threading.Event()
+
+        async def tracked() -> Result:
+            task = asyncio.current_task()
+            self._work.add(task)
+            try:
+                return await work
+            finally:
+                self._work.discard(task)
+                ended.set()
+
+        future = asyncio.run_coroutine_threadsafe(tracked(), self._loop)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:  # close() cancelled it: a failed page
+            raise
+        except BaseException as error:
+            self._interrupted = self._interrupted or isinstance(error, KeyboardInterrupt)
+            if not future.done():
+                future.cancel()  # cancels the task on the loop
+                ended.wait(_CLOSE_TIMEOUT_S + _GRACE_S)
             raise
 
     def _report_loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -244,38 +320,70 @@ class Browser:
                 from .addresses import check_url
 
                 check_url(resolved.url, allow_private=options.allow_private)
-            if self.restart_every and self.pages_since_start >= self.restart_every:
-                self.restart()
-            self.start()
             for attempt in (1, 2):
+                launch = self._enter()
+                started = time.monotonic()
                 try:
                     return self._run_one(resolved, options, deadline)
                 except RendererCrash as crash:
-                    if self._memory_exceeded is not None:
+                    if self._memory_exceeded is not None or self._memory_killed_at > started:
+                        held = self._memory_exceeded or self._memory_killed_held
                         raise PageMemoryError(
                             f"{resolved.url}: the page's renderer passed the memory limit "
-                            f"({self._memory_exceeded >> 20} MiB > {options.max_renderer_mb} MiB) "
+                            f"({held >> 20} MiB > {options.max_renderer_mb} MiB) "
                             "and was stopped") from None
-                    self.restart()
+                    self._after_crash(launch)
                     if attempt == 2:
                         raise BrowserCrashError(
                             f"{resolved.url}: browser crashed twice ({crash.cause})"
                         ) from None
+                finally:
+                    self._leave()
             raise AssertionError("unreachable")
         finally:
             resolved.cleanup()
+
+    def _enter(self) -> int:
+        """Count a page in flight (after a due restart, which waits for the others); the launch
+        it runs on."""
+        with self._state:
+            if self.restart_every and self.pages_since_start >= self.restart_every:
+                self._state.wait_for(lambda: self._in_flight == 0)
+                if self.pages_since_start >= self.restart_every:  # not done by another thread
+                    self._restart_now()
+            self.start()
+            self._in_flight += 1
+            self.pages_since_start += 1
+            return self.launches
+
+    def _leave(self) -> None:
+        with self._state:
+            self._in_flight -= 1
+            self._state.notify_all()
+
+    def _after_crash(self, launch: int) -> None:
+        """After a crash: restart Chromium, unless another page already did (concurrent pages
+        on the same Chromium all see its crash) or only this page's renderer died."""
+        with self._state:
+            if self.launches != launch:
+                return
+            if (self.concurrency > 1 and self._browser is not None
+                    and self._browser.is_connected()):
+                return  # only the page's renderer crashed: its next context gets a new one
+            self._restart_now()
 
     def _run_one(self, source: PageSource, options: CaptureOptions,
                  deadline: Deadline) -> PageCapture:
         assert self._loop is not None
         deadline.check("capture")
-        self.pages_since_start += 1
-        self._memory_exceeded = None
+        if self.concurrency == 1:
+            self._memory_exceeded = None
         limit = deadline.remaining() + _GRACE_S
         try:
             return self._run(asyncio.wait_for(self._capture(source, options, deadline), limit))
         except (asyncio.TimeoutError, TimeoutError):  # one class from 3.11 on
-            self._abandon()  # the context may be stuck in a busy page
+            with self._state:
+                self._abandon()  # the context may be stuck in a busy page
             raise deadline.error("capture") from None
 
     async def _capture(self, source: PageSource, options: CaptureOptions,
@@ -331,17 +439,37 @@ class Browser:
 
     async def _watch_memory(self, limit_bytes: int) -> None:
         """Stop the page's renderers when they hold more than ``limit_bytes`` together; the
-        crash that follows is reported as :class:`PageMemoryError`, not retried."""
+        crash that follows is reported as :class:`PageMemoryError`, not retried.
+
+        With pages of other threads in flight the renderers cannot be told apart by page: a
+        renderer holding more than ``limit_bytes`` on its own is stopped, and a page whose
+        renderer crashes after such a stop fails with :class:`PageMemoryError`."""
         if self._browser_pid is None:
             return
         while True:
             await asyncio.sleep(_MEMORY_POLL_S)
             usage = renderer_memory(self._browser_pid)
+            if self.concurrency > 1:
+                over = [pid for pid, held in usage.items() if held > limit_bytes]
+                if over:
+                    self._memory_killed_held = max(usage[pid] for pid in over)
+                    self._memory_killed_at = time.monotonic()
+                    kill(over)
+                continue
             held = sum(usage.values())
             if held > limit_bytes:
                 self._memory_exceeded = held
                 kill(list(usage))
                 return
+
+
+async def _cancel_tasks(tasks: set[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` (but not the running one) and wait for them to unwind."""
+    current = asyncio.current_task()
+    others = [task for task in tasks if task is not current]
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
 
 
 async def _until_crash(page: Any, browser: Any, work: Awaitable[PageCapture]) -> PageCapture:
