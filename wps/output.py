@@ -153,31 +153,38 @@ def _check_creatable(out_dir: Path) -> None:
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
                        out_dir: str | Path, keep_only: bool = False,
-                       main_text: dict[str, Any] | None = None) -> Path:
+                       main_text: dict[str, Any] | None = None, *,
+                       capture_folder: bool = True, overlay: bool = True) -> Path:
     """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png``, given
     the text step's page report ``main-text.json``, and ``report.html`` (what a person opens
     first) atomically.
 
     Everything goes to a temporary sibling folder that replaces ``out_dir`` by a rename; afterwards
-    ``capture.screenshot`` points at the saved copy.
+    ``capture.screenshot`` points at the saved copy. ``capture_folder=False`` leaves out
+    ``capture/`` (the report then shows no screenshot) and ``overlay=False`` ``overlay.png``:
+    ``wps batch`` skips both by default (the overlay's PNG decode and encode and the copy of
+    the capture cost more than the segmentation itself).
     """
     out_dir = Path(out_dir)
     with staging_directory(out_dir) as staging:
-        capture.save(staging / CAPTURE_DIR)
+        if capture_folder:
+            capture.save(staging / CAPTURE_DIR)
         with open(staging / SEGMENTATION_FILE, "w", encoding="utf-8") as handle:
             json.dump(to_webis(segmentation), handle)
         records = segment_records(capture, segmentation)
         if keep_only:  # only what may reach the detector
             records = [record for record in records if record["kept"]]
         write_segment_records(records, staging / SEGMENTS_FILE)
-        draw_overlay(capture, segmentation, staging / OVERLAY_FILE)
+        if overlay:
+            draw_overlay(capture, segmentation, staging / OVERLAY_FILE)
         if main_text is not None:
             (staging / MAIN_TEXT_FILE).write_text(
                 json.dumps(main_text, ensure_ascii=False, indent=1), encoding="utf-8")
         (staging / REPORT_FILE).write_text(
-            page_report_html(page_facts_from_capture(capture, _saved_screenshot(capture)),
-                             records, main_text), encoding="utf-8")
-    if capture.screenshot is not None:
+            page_report_html(page_facts_from_capture(
+                capture, _saved_screenshot(capture) if capture_folder else None),
+                records, main_text), encoding="utf-8")
+    if capture.screenshot is not None and capture_folder:
         capture.screenshot = out_dir / CAPTURE_DIR / Path(capture.screenshot).name
     return out_dir
 

@@ -58,7 +58,8 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
     good, missing, local = pages
     out = tmp_path / "out"
     sources = [*good, missing, str(local)]
-    summary = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, **QUIET))
+    summary = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, save_capture=True,
+                                                   **QUIET))
     assert (summary.total, summary.done, summary.skipped, summary.failed) == (4, 3, 0, 1)
     for source in [*good, str(local)]:
         capture = PageCapture.load(out / source_key(source) / "capture")
@@ -73,11 +74,13 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
                          "message": f"{missing}: HTTP 404 Not Found", "exit_code": 13}]
     assert json.loads((out / "summary.json").read_text())["failed"] == 1
 
-    again = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, **QUIET))
+    again = run_batch(sources, out, BatchOptions(pipeline=FAST_PIPELINE, save_capture=True,
+                                                 **QUIET))
     assert (again.done, again.skipped, again.failed) == (0, 3, 1)  # only the failure is retried
 
     segmented = run_batch(good, out, BatchOptions(
-        pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), **QUIET))
+        pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), save_capture=True,
+        **QUIET))
     assert (segmented.done, segmented.skipped) == (2, 0)  # another segmenter redoes the pages
     webis = json.loads((out / source_key(good[0]) / "segmentation.json").read_text())
     assert webis["id"] == source_key(good[0]) and list(webis["segmentations"]) == ["baseline"]
@@ -85,11 +88,13 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_batch_with_two_worker_processes(pages, tmp_path):
+@pytest.mark.parametrize("pages_per_browser", [1, 3])
+def test_batch_with_two_worker_processes(pages, tmp_path, pages_per_browser):
     good, missing, local = pages
     out = tmp_path / "out"
     summary = run_batch([*good, missing, str(local)], out,
-                        BatchOptions(workers=2, pipeline=FAST_PIPELINE, **QUIET))
+                        BatchOptions(workers=2, pipeline=FAST_PIPELINE, save_capture=True,
+                                     pages_per_browser=pages_per_browser, **QUIET))
     assert (summary.done, summary.failed) == (3, 1)
     texts = {source: [n.text for n in PageCapture.load(out / source_key(source) / "capture").nodes
                       if n.is_text] for source in [*good, str(local)]}
@@ -206,11 +211,14 @@ def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, cap
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.parametrize("pages_per_browser", [1, 2])
 def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page_server, tmp_path,
-                                                                            monkeypatch):
+                                                                            monkeypatch,
+                                                                            pages_per_browser):
     """The parent's watchdog: a page still running past its deadline (+ grace; the grace is
     shortened here so that a stalled response counts as overdue after 12 s) has its workers
-    stopped; that page fails as a timeout, the other pages are done by a fresh pool."""
+    stopped; that page fails as a timeout, the other pages are done by a fresh pool. With
+    several pages per browser the workers take the pages in chunks and report each page."""
     import time
 
     from wps.runner import batch
@@ -218,16 +226,17 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     def stalled(handler) -> None:
         time.sleep(40)
 
-    page_server.routes["/overdue-stall"] = stalled
-    fast = [page_server.add_html(f"/overdue-fast-{n}", f"<p>fast page {n}</p>") for n in range(3)]
-    sources = [page_server.url("/overdue-stall"), *fast]
+    page_server.routes[f"/overdue-stall-{pages_per_browser}"] = stalled
+    fast = [page_server.add_html(f"/overdue-fast-{pages_per_browser}-{n}", f"<p>fast page {n}</p>")
+            for n in range(3)]
+    sources = [page_server.url(f"/overdue-stall-{pages_per_browser}"), *fast]
     capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=60, screenshot=False,
                              allow_private=True)
     monkeypatch.setattr(batch, "OVERDUE_GRACE_S", 12.0 - 60)
     started = time.monotonic()
     summary = run_batch(sources, tmp_path / "out", BatchOptions(
         workers=2, pipeline=PipelineOptions(capture_options=capture, segmenter="baseline"),
-        **QUIET))
+        pages_per_browser=pages_per_browser, **QUIET))
     assert time.monotonic() - started < 40
     assert (summary.done, summary.failed) == (3, 1)
     failures = [json.loads(line) for line in (tmp_path / "out" / "failures.jsonl").open()]
@@ -248,3 +257,60 @@ def test_browser_restarts_when_its_memory_grew_past_the_limit(page_server, tmp_p
             assert run_page(task, browser).ok
             assert browser.launches == launches
         assert children_memory_mb() > 64  # what the last limit measured: Chromium's processes
+
+
+@pytest.mark.browser
+def test_batch_page_folders_hold_images_and_capture_only_when_asked(page_server, tmp_path):
+    """By default a page folder has the segments, the text report and report.html: no
+    screenshot is taken (dom-cohesion does not read it), no overlay drawn, no capture saved.
+    ``save_capture`` adds capture/, ``images`` also the screenshot and overlay.png; each
+    choice is part of the completion marker, so changing it redoes the page. The segments
+    are the same every way, and with one or several pages per browser."""
+    urls = [page_server.add_html(f"/outputs-{n}", f"<!doctype html><title>O{n}</title><main>"
+                                 f"<h1>Title {n}</h1><p>{ARTICLES[n]}</p></main>"
+                                 f"<footer><p>{BOILERPLATE}</p></footer>") for n in range(3)]
+    capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=30, allow_private=True)
+    pipeline = PipelineOptions(capture_options=capture)
+    seen = {}
+    for name, extra in (("default", {}), ("one-at-a-time", {"pages_per_browser": 1}),
+                        ("capture", {"save_capture": True}), ("images", {"images": True})):
+        out = tmp_path / ("one" if name == "one-at-a-time" else "out")  # else: nothing to redo
+        summary = run_batch(urls, out, BatchOptions(pipeline=pipeline, **extra, **QUIET))
+        assert (summary.done, summary.failed) == (3, 0), name
+        folder = out / source_key(urls[0])
+        names = sorted(path.name for path in folder.iterdir())
+        if name in ("default", "one-at-a-time"):
+            assert names == ["main-text.json", "report.html", "segmentation.json",
+                             "segments.jsonl"]
+        elif name == "capture":
+            assert "capture" in names and "overlay.png" not in names
+            saved = PageCapture.load(folder / "capture")
+            assert saved.screenshot is None and saved.title == "O0"
+        else:
+            assert "overlay.png" in names
+            assert PageCapture.load(folder / "capture").screenshot.stat().st_size
+            assert "capture/screenshot.png" in (folder / "report.html").read_text()
+        seen[name] = {url: [{key: value for key, value in json.loads(line).items()
+                             if key != "doc_id"} for line in
+                            (out / source_key(url) / "segments.jsonl").read_text().splitlines()]
+                      for url in urls}
+    assert seen["default"] == seen["one-at-a-time"] == seen["capture"] == seen["images"]
+    again = run_batch(urls, tmp_path / "out", BatchOptions(pipeline=pipeline, images=True, **QUIET))
+    assert (again.done, again.skipped) == (0, 3)
+
+
+@pytest.mark.browser
+def test_one_browser_renders_several_pages_at_once_from_threads(page_server):
+    """``Browser(concurrency=3)``: captures from several threads at once, each page in its own
+    context, each capture its own page's; a due restart waits until no page is in flight."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    urls = [page_server.add_html(f"/threads-{n}", f"<title>T{n}</title><p>thread page {n}</p>")
+            for n in range(7)]
+    with Browser(FAST, restart_every=4, concurrency=3) as browser:
+        with ThreadPoolExecutor(3) as pool:
+            captures = list(pool.map(browser.capture, urls))
+        assert [capture.title for capture in captures] == [f"T{n}" for n in range(7)]
+        assert [[node.text for node in capture.nodes if node.is_text] for capture in captures] \
+            == [[f"thread page {n}"] for n in range(7)]
+        assert browser.launches >= 2 and browser._in_flight == 0

@@ -93,7 +93,7 @@ def test_stored_html_from_warc_and_jsonl_is_rendered_offline_under_its_url(tmp_p
     with_screenshot = PipelineOptions(segmenter="baseline",
                                       capture_options=replace(FAST, screenshot=True))
     summary = run_batch(chain(iter_sources(warc), iter_sources(jsonl)), out, BatchOptions(
-        pipeline=with_screenshot, progress=False, merged=True))
+        pipeline=with_screenshot, progress=False, merged=True, images=True))
     assert (summary.done, summary.failed) == (2, 0), (out / "failures.jsonl").read_text()
     pages = [(f"{UNREACHABLE}/w", "from the warc"), (f"{UNREACHABLE}/j", "from the jsonl")]
     for url, text in pages:

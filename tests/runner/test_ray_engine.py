@@ -63,7 +63,8 @@ def records(out, urls) -> dict[str, list[str]]:
 def test_ray_engine_writes_the_same_records_as_the_local_engine(site, local_ray, tmp_path):
     urls, missing = site
     pipeline = PipelineOptions(capture_options=CAPTURE)
-    options = {"pipeline": pipeline, "progress": False, "host_delay_s": 0, "per_host": None}
+    options = {"pipeline": pipeline, "progress": False, "host_delay_s": 0, "per_host": None,
+               "images": True}
     local = run_batch([*urls, missing], tmp_path / "local", BatchOptions(**options))
     on_ray = run_batch([*urls, missing], tmp_path / "ray",
                        BatchOptions(engine="ray", renderers=2, **options))

@@ -33,12 +33,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--wait-for-lock", action="store_true",
                         help="if another batch writes to DIR, wait for it instead of refusing")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    outputs = parser.add_argument_group("page outputs (besides segmentation.json, "
+                                        "segments.jsonl, main-text.json, report.html)")
+    outputs.add_argument("--images", action="store_true",
+                         help="take each page's screenshot, draw overlay.png and show the "
+                         "screenshot in report.html (implies --save-capture; default: the "
+                         "screenshot is taken only for a segmenter that reads it)")
+    outputs.add_argument("--save-capture", action="store_true",
+                         help="write each page's capture/ folder (capture.json, dom.html, the "
+                         "screenshot if taken), which wps segment can segment again offline")
     engine = parser.add_argument_group("engine")
     engine.add_argument("--engine", choices=("local", "ray"), default="local",
                         help="local: process pool on this machine; ray: renderer actors and "
                         "CPU tasks on Ray (pip install 'wps[ray]')")
     engine.add_argument("--workers", type=int, default=1,
                         help="local engine: worker processes (one Chromium each)")
+    engine.add_argument("--pages-per-browser", type=int, default=2,
+                        help="pages each Chromium renders at once, each in its own browser "
+                        "context, while the rendered ones are segmented (default: %(default)s)")
     engine.add_argument("--restart-every", type=int, default=50,
                         help="restart each Chromium after this many pages")
     engine.add_argument("--restart-above-mb", type=int, default=1024,
@@ -82,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
         per_host=args.per_host,
         host_delay_s=args.host_delay,
         merged=args.merged,
+        images=args.images,
+        save_capture=args.save_capture,
+        pages_per_browser=args.pages_per_browser,
     )
     sources = iter_sources(args.input)
     first = next(sources)  # an input naming no page fails here, before any work

@@ -2,11 +2,14 @@
 
 Layout of the output folder::
 
-    DIR/<key>/              one page, as ``wps segment --out`` writes it: capture/,
-                            segmentation.json, segments.jsonl, overlay.png (+ main-text.json)
-    DIR/.done/<key>         completion marker (JSON: url, segmenter, options), written after the
-                            page's folder; a rerun with the same segmenter and output options
-                            skips the page, other options redo it
+    DIR/<key>/              one page, as ``wps segment --out`` writes it: segmentation.json,
+                            segments.jsonl, report.html (+ main-text.json); capture/ only with
+                            ``save_capture``, overlay.png and the screenshot only with
+                            ``images`` (the screenshot is taken anyway for a segmenter that
+                            reads it)
+    DIR/.done/<key>         completion marker (JSON: url, segmenter, options, outputs), written
+                            after the page's folder; a rerun with the same segmenter and output
+                            options skips the page, other options redo it
     DIR/.lock               held (flock) by the one batch writing here (:mod:`.lock`)
     DIR/failures.jsonl      this run's failures: {"url", "error", "message", "exit_code"}
     DIR/summary.json        counts and timings of the last run, failure causes, slowest pages
@@ -16,7 +19,8 @@ Layout of the output folder::
 
 ``<key>`` is the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL). Pages come as a
 stream (:mod:`.sources`) through a :class:`~.politeness.PageQueue` to an engine: the local one
-here (a pool of worker processes, one Chromium each) or :mod:`.ray_engine`. Markers, failures and
+here (a pool of worker processes, one Chromium each, each rendering ``pages_per_browser`` pages
+at once while it segments the rendered ones) or :mod:`.ray_engine`. Markers, failures and
 the summary are written by the driver process only (:class:`BatchRun`), so workers never race.
 
 A run that is interrupted (Ctrl-C, SIGTERM) stops its workers with SIGTERM and waits for them to
@@ -38,7 +42,7 @@ from dataclasses import asdict, replace
 from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import BlockedTargetError, InputFileError, PageTimeoutError, WpsError
@@ -47,10 +51,18 @@ from ..jsonsafe import load_nested
 from ..pipeline import PipelineOptions
 from ..report.batch import write_batch_report
 from .lock import output_lock
-from .options import BatchOptions, BatchSummary
+from .options import BatchOptions, BatchSummary, reads_screenshot
 from .politeness import USER_AGENT, PageQueue, RobotsRules
 from .sources import BatchSource, source_key
-from .worker import PageOutcome, PageTask, init_worker, run_in_worker, run_page
+from .worker import (
+    PageOutcome,
+    PageTask,
+    init_worker,
+    run_chunk_in_worker,
+    run_in_worker,
+    run_page,
+    run_pages,
+)
 
 DONE_FOLDER = ".done"
 _STOP_WAIT_S = 30.0
@@ -65,6 +77,10 @@ OVERDUE_STOP_S = 3.0
 """How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
 
 
+CHUNK_PER_BROWSER = 2
+"""A pool worker with several pages per browser takes this many times as many pages per call
+(the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
+end)."""
 MERGED_FILE = "segments.jsonl"
 SLOWEST_SHOWN = 5
 
@@ -79,7 +95,7 @@ def run_batch(sources: Iterable[str | BatchSource], out_dir: str | Path, options
     """
     started = time.perf_counter()
     out = Path(out_dir)
-    pipeline = _checked_pipeline(options.pipeline)
+    pipeline = _checked_pipeline(options.pipeline, options.images)
     if options.engine == "ray":  # a missing Ray fails before anything is written
         from .ray_engine import import_ray
 
@@ -119,7 +135,8 @@ class BatchRun:
         self.out = out
         self.pipeline = pipeline
         self.options = options
-        self.done_as = {"segmenter": pipeline.segmenter, "options": pipeline.output_key()}
+        self.done_as = {"segmenter": pipeline.segmenter, "options": pipeline.output_key(),
+                        "outputs": options.outputs}
         self.summary = BatchSummary(failures_path=str(out / FAILURES_FILE), engine=options.engine)
         self.robots = (RobotsRules(_allow_private(pipeline), user_agent=_user_agent(pipeline))
                        if options.robots else None)
@@ -146,7 +163,9 @@ class BatchRun:
                 continue
             task = PageTask(source.location, str(self.out / key), self.pipeline,
                             self.options.restart_every, source.html,
-                            self.options.restart_above_mb)
+                            self.options.restart_above_mb,
+                            save_capture=self.options.save_capture or self.options.images,
+                            overlay=self.options.images)
             refusal = self.robots.refusal(task.source) if self.robots and task.host else None
             if refusal:
                 self.record(PageOutcome(task.source, task.out_dir, False, 0.0,
@@ -215,13 +234,16 @@ def _user_agent(pipeline: PipelineOptions) -> str:
     return (pipeline.capture_options and pipeline.capture_options.user_agent) or USER_AGENT
 
 
-def _checked_pipeline(pipeline: PipelineOptions) -> PipelineOptions:
+def _checked_pipeline(pipeline: PipelineOptions, images: bool = True) -> PipelineOptions:
     """Fail once, before any page, on what would fail every page: no Chromium, an unknown
-    segmenter or options it does not take, a bad config file (read here once for all workers)."""
+    segmenter or options it does not take, a bad config file (read here once for all workers).
+    Without ``images`` the screenshot is taken only for a segmenter that reads it."""
     capture_options = pipeline.capture_options or CaptureOptions()
     find_chromium(capture_options.chromium_path)
     if capture_options.user_agent is None:  # live sites are told who visits
         capture_options = replace(capture_options, user_agent=USER_AGENT)
+    if not images and capture_options.screenshot and not reads_screenshot(pipeline):
+        capture_options = replace(capture_options, screenshot=False)
     return replace(pipeline, capture_options=capture_options).checked()
 
 
@@ -231,8 +253,14 @@ def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
     pool to start)."""
     if queue.exhausted():
         return
+    concurrency = options.pages_per_browser
     if options.workers == 1:
-        with Browser(pipeline.capture_options, restart_every=options.restart_every) as browser:
+        with Browser(pipeline.capture_options, restart_every=options.restart_every,
+                     concurrency=concurrency) as browser:
+            if concurrency > 1:
+                yield from run_pages(queue.take, lambda: not queue.exhausted(), browser,
+                                     concurrency, done=queue.finished)
+                return
             while not queue.exhausted():
                 task = queue.take()
                 if task is None:  # every waiting page's host is busy or resting
@@ -241,17 +269,29 @@ def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
                 yield run_page(task, browser)
                 queue.finished(task)
         return
+    context = get_context("spawn")
     while not queue.exhausted():
         # A pool whose worker died (killed, out of memory) is broken: the pages it held fail,
         # and a new pool takes the rest.
-        with ProcessPoolExecutor(max_workers=options.workers, mp_context=get_context("spawn"),
-                                 initializer=init_worker) as pool:
+        events = context.Queue() if concurrency > 1 else None
+        with ProcessPoolExecutor(max_workers=options.workers, mp_context=context,
+                                 initializer=init_worker, initargs=(events,)) as pool:
             try:
-                yield from _pool_results(pool, queue, options.workers,
-                                         pipeline.timeout_s + OVERDUE_GRACE_S)
+                if events is None:
+                    yield from _pool_results(pool, queue, options.workers,
+                                             pipeline.timeout_s + OVERDUE_GRACE_S)
+                else:
+                    yield from _chunk_pool_results(
+                        pool, events, queue, options.workers,
+                        pipeline.timeout_s + OVERDUE_GRACE_S,
+                        CHUNK_PER_BROWSER * concurrency, concurrency)
             except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
                 _stop_workers(pool)
                 raise
+            finally:
+                if events is not None:
+                    events.close()
+                    events.join_thread()
 
 
 def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers: int,
@@ -324,6 +364,99 @@ def _finished_or_requeued(running: dict[Future[PageOutcome], PageTask],
             yield future.result()
         else:
             queue.put_back(task)
+
+
+def _chunk_pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue[PageTask],
+                        workers: int, overdue_after_s: float, chunk: int,
+                        concurrency: int) -> Iterator[PageOutcome]:
+    """:func:`_pool_results` for workers that take ``chunk`` pages per call and render
+    ``concurrency`` of them at once (:func:`~.worker.run_chunk_in_worker`).
+
+    Workers report on ``events`` when each page starts rendering and each outcome as it comes,
+    so pages count one by one, as with one page per call: a page still unfinished
+    ``overdue_after_s`` after it started stops the pool's workers and fails as a timeout; the
+    pages that finished meanwhile count, the others go back to the queue for a fresh pool.
+    """
+    calls: dict[Future[Any], list[PageTask]] = {}
+    waiting: dict[str, PageTask] = {}
+    """Pages handed to a worker without an outcome yet, by output folder."""
+    started: dict[str, float] = {}
+    while calls or not queue.exhausted():
+        while len(calls) < 2 * workers and (tasks := _take(queue, chunk)):
+            calls[pool.submit(run_chunk_in_worker, tasks, concurrency)] = tasks
+            waiting.update((task.out_dir, task) for task in tasks)
+        if not calls:  # every waiting page's host is busy or resting
+            time.sleep(queue.wait_s())
+            continue
+        yield from _page_events(events, waiting, started, queue, 1.0)
+        broken = False
+        for future in [future for future in calls if future.done()]:
+            tasks = calls.pop(future)
+            try:
+                outcomes = future.result()
+            except BrokenProcessPool:
+                broken = True
+                continue
+            except Exception:  # noqa: BLE001 - the call failed as a whole: its pages died
+                outcomes = []
+            for outcome in outcomes:  # their events may still be on the way
+                yield from _settle(waiting, started, queue, outcome)
+            for task in tasks:
+                if task.out_dir in waiting:
+                    yield from _settle(waiting, started, queue, _died(task))
+        now = time.monotonic()
+        overdue = [key for key in waiting if now - started.get(key, now) > overdue_after_s]
+        if broken or overdue:
+            if overdue and not broken:
+                _stop_workers(pool, OVERDUE_STOP_S)
+            yield from _page_events(events, waiting, started, queue, 0.5)  # what got through
+            for key in overdue:
+                yield from _settle(waiting, started, queue,
+                                   _overdue(waiting[key], overdue_after_s))
+            for task in list(waiting.values()):
+                if broken:
+                    yield from _settle(waiting, started, queue, _died(task))
+                else:
+                    waiting.pop(task.out_dir)
+                    queue.put_back(task)
+            return
+
+
+def _page_events(events: Any, waiting: dict[str, PageTask], started: dict[str, float],
+                 queue: PageQueue[PageTask], wait_s: float) -> Iterator[PageOutcome]:
+    """Read the workers' page events for up to ``wait_s`` (until the first one, then what is
+    there): starts are noted, outcomes of waiting pages yielded."""
+    from queue import Empty
+
+    timeout: float | None = wait_s
+    while True:
+        try:
+            kind, value = events.get(timeout=timeout) if timeout else events.get_nowait()
+        except Empty:
+            return
+        timeout = None
+        if kind == "start":
+            started.setdefault(value, time.monotonic())
+        else:
+            yield from _settle(waiting, started, queue, value)
+
+
+def _settle(waiting: dict[str, PageTask], started: dict[str, float],
+            queue: PageQueue[PageTask], outcome: PageOutcome) -> Iterator[PageOutcome]:
+    """``outcome``, once: for a page still waiting for one."""
+    task = waiting.pop(outcome.out_dir, None)
+    if task is None:
+        return
+    started.pop(outcome.out_dir, None)
+    queue.finished(task)
+    yield outcome
+
+
+def _take(queue: PageQueue[PageTask], count: int) -> list[PageTask]:
+    tasks: list[PageTask] = []
+    while len(tasks) < count and (task := queue.take()) is not None:
+        tasks.append(task)
+    return tasks
 
 
 def _stop_workers(pool: ProcessPoolExecutor, wait_s: float = _STOP_WAIT_S) -> None:

@@ -42,6 +42,16 @@ class BatchOptions:
     """Live sites: at least this long between two page starts on one host."""
     merged: bool = False
     """Also write ``DIR/segments.jsonl``: every finished page's segment lines in one file."""
+    images: bool = False
+    """Take each page's screenshot, draw ``overlay.png`` and keep the screenshot in
+    ``capture/`` for ``report.html`` (implies ``save_capture``). Off by default: the screenshot
+    is then taken only for a segmenter that reads it (:func:`reads_screenshot`)."""
+    save_capture: bool = False
+    """Write each page's ``capture/`` folder (``capture.json``, ``dom.html``, the screenshot when
+    one was taken), which ``wps segment`` can segment again without a browser."""
+    pages_per_browser: int = 2
+    """Pages rendered at once by each Chromium (each in its own browser context), while the
+    worker segments the pages already rendered."""
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -56,10 +66,32 @@ class BatchOptions:
             raise UsageError(f"--renderers must be at least 1, got {self.renderers}")
         if not self.cpus_per_task > 0:
             raise UsageError(f"--cpus-per-task must be positive, got {self.cpus_per_task}")
+        if self.pages_per_browser < 1:
+            raise UsageError(f"--pages-per-browser must be at least 1, got "
+                             f"{self.pages_per_browser}")
         if self.per_host is not None and self.per_host < 1:
             raise UsageError(f"--per-host must be at least 1, got {self.per_host}")
         if not self.host_delay_s >= 0:
             raise UsageError(f"--host-delay must be >= 0, got {self.host_delay_s}")
+
+
+    @property
+    def outputs(self) -> str:
+        """What each page folder holds besides the segments (part of the completion marker)."""
+        if self.images:
+            return "segments+capture+images"
+        return "segments+capture" if self.save_capture else "segments"
+
+
+def reads_screenshot(pipeline: PipelineOptions) -> bool:
+    """Whether the configured segmenter reads the screenshot: only the DOM segmenters
+    (``baseline``, ``dom-cohesion`` without ``use_screenshot``) are known not to; any other
+    one gets it."""
+    if pipeline.segmenter == "baseline":
+        return False
+    if pipeline.segmenter == "dom-cohesion":
+        return bool(pipeline.segmenter_options.get("use_screenshot", False))
+    return True
 
 
 @dataclass(slots=True)

@@ -32,6 +32,7 @@ from .worker import (
     page_stages,
     render_page,
     restart_if_grown,
+    segment_page,
 )
 
 if TYPE_CHECKING:
@@ -40,8 +41,9 @@ if TYPE_CHECKING:
     from .options import BatchOptions
     from .politeness import PageQueue
 
-RENDERS_QUEUED = 2
-"""Pages queued per renderer, so that its Chromium never waits for the driver."""
+RENDERS_QUEUED = 1
+"""Pages queued per renderer beyond those it renders at once (``pages_per_browser``), so that
+its Chromium never waits for the driver."""
 FINISHING_PER_CPU = 2
 """Captures waiting for segmentation per CPU of the cluster, at most (bounds memory)."""
 _SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -61,13 +63,15 @@ class RenderedPage:
 
 
 class Renderer:
-    """A Ray actor with one Chromium, restarted every ``restart_every`` pages."""
+    """A Ray actor with one Chromium, restarted every ``restart_every`` pages; a threaded actor
+    (``max_concurrency``) that renders ``concurrency`` pages at once, each in its own context."""
 
-    def __init__(self, pipeline: PipelineOptions, restart_every: int | None) -> None:
+    def __init__(self, pipeline: PipelineOptions, restart_every: int | None,
+                 concurrency: int = 1) -> None:
         from ..capture import Browser, CaptureOptions
 
         self.browser = Browser(pipeline.capture_options or CaptureOptions(),
-                               restart_every=restart_every)
+                               restart_every=restart_every, concurrency=concurrency)
 
     def render(self, task: PageTask) -> RenderedPage | PageOutcome:
         from ..capture import discard_screenshot
@@ -92,7 +96,6 @@ def finish_page(rendered: RenderedPage | PageOutcome) -> PageOutcome:
     if isinstance(rendered, PageOutcome):
         return rendered
     from ..capture.screenshots import SOURCE_PREFIX, new_temp_folder
-    from ..pipeline import segment_to_directory
 
     task, capture = rendered.task, rendered.capture
     started = time.perf_counter()
@@ -102,7 +105,7 @@ def finish_page(rendered: RenderedPage | PageOutcome) -> PageOutcome:
             folder = new_temp_folder(SOURCE_PREFIX)
             capture.screenshot = folder / "screenshot.png"
             capture.screenshot.write_bytes(rendered.screenshot_png)
-        result = segment_to_directory(capture, Path(task.out_dir), task.pipeline)
+        result = segment_page(task, capture)
     except Exception as err:  # noqa: BLE001 - a failed page is a value, as in a local worker
         return failed_outcome(task, err, rendered.render_s + time.perf_counter() - started)
     finally:
@@ -122,14 +125,17 @@ def ray_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
     started_here = not ray.is_initialized()
     if started_here:
         _start_ray(ray, options)
-    actor_class = ray.remote(num_cpus=options.cpus_per_task, max_restarts=0)(Renderer)
+    concurrency = options.pages_per_browser
+    actor_class = ray.remote(num_cpus=options.cpus_per_task, max_restarts=0,
+                             max_concurrency=concurrency)(Renderer)
     finish = ray.remote(num_cpus=options.cpus_per_task, max_retries=0)(finish_page)
     renderers: list[Any] = []
     try:
-        renderers = [actor_class.remote(pipeline, options.restart_every)
+        renderers = [actor_class.remote(pipeline, options.restart_every, concurrency)
                      for _ in range(options.renderers)]
         yield from _schedule(ray, queue, pipeline, options, renderers, finish,
-                             lambda: actor_class.remote(pipeline, options.restart_every))
+                             lambda: actor_class.remote(pipeline, options.restart_every,
+                                                        concurrency))
     finally:
         for actor in renderers:
             ray.kill(actor)  # Chromium goes with its actor process
@@ -147,8 +153,9 @@ def _schedule(ray: Any, queue: PageQueue[PageTask], pipeline: PipelineOptions,
     finishing: dict[Any, tuple[PageTask, int, Any, float]] = {}
     """Outcome reference → (page, renderer index, render reference, submitted at)."""
     overdue_s = 2 * pipeline.timeout_s + OVERDUE_GRACE_S
+    slots = options.pages_per_browser + RENDERS_QUEUED
     while finishing or not queue.exhausted():
-        _submit(queue, renderers, finish, rendering, finishing, cpus)
+        _submit(queue, renderers, finish, rendering, finishing, cpus, slots)
         if not finishing:
             time.sleep(queue.wait_s())
             continue
@@ -182,11 +189,12 @@ def _schedule(ray: Any, queue: PageQueue[PageTask], pipeline: PipelineOptions,
 
 def _submit(queue: PageQueue[PageTask], renderers: list[Any], finish: Any,
             rendering: dict[Any, int], finishing: dict[Any, tuple[PageTask, int, Any, float]],
-            cpus: int) -> None:
-    """Queue pages on renderers with a free slot while the CPU tasks keep up."""
+            cpus: int, slots: int) -> None:
+    """Queue pages on renderers with a free slot (``slots`` each) while the CPU tasks keep
+    up."""
     for index, actor in enumerate(renderers):
-        while (sum(1 for i in rendering.values() if i == index) < RENDERS_QUEUED
-               and len(finishing) < FINISHING_PER_CPU * cpus + RENDERS_QUEUED * len(renderers)):
+        while (sum(1 for i in rendering.values() if i == index) < slots
+               and len(finishing) < FINISHING_PER_CPU * cpus + slots * len(renderers)):
             task = queue.take()
             if task is None:
                 return

@@ -1,8 +1,11 @@
 """The per-page work of a batch, run inside a worker process that keeps one Chromium.
 
 Each worker process holds one :class:`~wps.capture.Browser` (restarted every N pages and after a
-crash); every page gets a fresh browser context. Failures come back as values, never as
-exceptions, so one bad page never stops a batch.
+crash); every page gets a fresh browser context. With ``pages_per_browser`` above 1 a worker
+takes its pages in chunks (:func:`run_chunk_in_worker`) and :func:`run_pages` keeps that many of
+them rendering at once in its Chromium (capture threads) while the worker's main thread
+segments the pages already rendered. Failures come back as values, never as exceptions, so one
+bad page never stops a batch.
 
 A pool worker leaves Ctrl-C to the parent, which stops its workers with SIGTERM; SIGTERM unwinds
 the page in progress (its staging and temporary folders go), closes the browser (its screenshot
@@ -20,16 +23,24 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..deadline import Deadline
 
 from ..capture import Browser, CaptureOptions, discard_screenshot
 from ..errors import WpsError
 from ..files import TERMINATED_EXIT, Terminated, remove_own_temporaries
 from ..model import PageCapture
-from ..pipeline import PageResult, PipelineOptions, segment_to_directory
+from ..pipeline import PageResult, PipelineOptions
 
 _BROWSER: Browser | None = None
+_EVENTS: Any = None
+"""The driver's queue of page events (chunks of pages per call): ``("start", out_dir)`` when a
+page starts rendering, ``("done", outcome)`` when it is finished."""
 _IN_PAGE = False
 """Whether this worker is inside a page (SIGTERM unwinds it) or waiting for one (SIGTERM exits)."""
 _RESEND_S = 5.0
@@ -47,6 +58,10 @@ class PageTask:
     """The page's stored HTML (JSONL, WARC): rendered offline and recorded under ``source``."""
     restart_above_mb: int | None = None
     """Restart the worker's Chromium after a page that left it holding more than this."""
+    save_capture: bool = True
+    """Write the page's ``capture/`` folder."""
+    overlay: bool = True
+    """Draw the page's ``overlay.png``."""
 
     @property
     def host(self) -> str | None:
@@ -71,17 +86,21 @@ class PageOutcome:
     ``dom_s``, ``screenshot_s``, ...) and ``after_capture_s`` (segmentation to output)."""
 
 
-def worker_browser(options: CaptureOptions, restart_every: int | None) -> Browser:
+def worker_browser(options: CaptureOptions, restart_every: int | None,
+                   concurrency: int = 1) -> Browser:
     """This process's browser, launched on first use and closed at exit."""
     global _BROWSER
     if _BROWSER is None:
-        _BROWSER = Browser(options, restart_every=restart_every)
-        atexit.register(_BROWSER.close)
+        _BROWSER = Browser(options, restart_every=restart_every, concurrency=concurrency)
+        atexit.register(_close_browser)
     return _BROWSER
 
 
-def init_worker() -> None:
-    """Pool initializer: SIGTERM ends the worker cleanly; Ctrl-C is the parent's to handle."""
+def init_worker(events: Any = None) -> None:
+    """Pool initializer: SIGTERM ends the worker cleanly; Ctrl-C is the parent's to handle.
+    ``events``: where :func:`run_chunk_in_worker` reports each page."""
+    global _EVENTS
+    _EVENTS = events
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     parent = multiprocessing.parent_process()
@@ -124,6 +143,113 @@ def run_in_worker(task: PageTask) -> PageOutcome:
         os._exit(TERMINATED_EXIT)
     finally:
         _IN_PAGE = False
+
+
+def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOutcome]:
+    """:func:`run_pages` over a chunk of pages in a pool worker (SIGTERM as in
+    :func:`run_in_worker`); each page's start and outcome also go to the driver's events
+    queue as they happen."""
+    global _IN_PAGE
+    pending = iter(tasks)
+
+    def next_task() -> PageTask | None:
+        task = next(pending, None)
+        if task is not None and _EVENTS is not None:
+            _EVENTS.put(("start", task.out_dir))
+        return task
+
+    try:
+        _IN_PAGE = True
+        browser = worker_browser(tasks[0].pipeline.capture_options or CaptureOptions(),
+                                 tasks[0].restart_every, concurrency)
+        outcomes = []
+        for outcome in run_pages(next_task, lambda: False, browser, concurrency):
+            if _EVENTS is not None:
+                _EVENTS.put(("done", outcome))
+            outcomes.append(outcome)
+        return outcomes
+    except Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _close_browser()
+        remove_own_temporaries()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(TERMINATED_EXIT)
+    finally:
+        _IN_PAGE = False
+
+
+def run_pages(next_task: Callable[[], PageTask | None], more: Callable[[], bool],
+              browser: Browser, concurrency: int,
+              done: Callable[[PageTask], None] | None = None) -> Iterator[PageOutcome]:
+    """Outcomes of pages rendered ``concurrency`` at a time in ``browser`` (capture threads)
+    and segmented here, in this thread, as their captures come in (completion order).
+
+    ``next_task()`` gives the next page, or ``None`` when none can start now; ``more()`` says
+    whether pages may still come after a ``None`` (then it is asked again shortly). ``done``
+    is told of each page whose outcome is about to be yielded. Each page has its deadline for
+    the capture and another for the steps after it, as on the Ray engine.
+    """
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    rendering: dict[Future[tuple[PageCapture | None, Exception | Deadline, float]],
+                    PageTask] = {}
+    executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="wps-render")
+    try:
+        while True:
+            while len(rendering) < concurrency and (task := next_task()) is not None:
+                rendering[executor.submit(_render_only, task, browser)] = task
+            if not rendering:
+                if not more():
+                    return
+                time.sleep(0.2)
+                continue
+            finished, _ = wait(rendering, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in finished:
+                task = rendering.pop(future)
+                capture, error, render_s = future.result()
+                outcome = _finish_rendered(task, capture, error, render_s)
+                restart_if_grown(browser, task.restart_above_mb)
+                if done is not None:
+                    done(task)
+                yield outcome
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _render_only(task: PageTask, browser: Browser
+                 ) -> tuple[PageCapture | None, Exception | Deadline, float]:
+    """The capture of a page and its deadline (the steps after it share it), or the error."""
+    from ..deadline import Deadline
+
+    options = task.pipeline.capture_options or browser.options
+    deadline = Deadline(options.timeout_s, what=task.source)
+    started = time.perf_counter()
+    try:
+        return render_page(task, browser, deadline), deadline, time.perf_counter() - started
+    except Exception as err:  # noqa: BLE001 - a failed page is a value
+        return None, err, time.perf_counter() - started
+
+
+def _finish_rendered(task: PageTask, capture: PageCapture | None,
+                     error: Exception | Deadline, render_s: float) -> PageOutcome:
+    """The steps after capture of a rendered page (within the page's deadline), and its
+    outcome."""
+    if capture is None:
+        assert isinstance(error, Exception)
+        return failed_outcome(task, error, render_s)
+    started = time.perf_counter()
+    rendered = capture.screenshot
+    try:
+        result = segment_page(task, capture, deadline=error if not isinstance(
+            error, Exception) else None)
+    except Exception as err:  # noqa: BLE001 - a bug on one page must not stop the batch
+        return failed_outcome(task, err, render_s + time.perf_counter() - started)
+    finally:
+        discard_screenshot(rendered)
+    seconds = render_s + time.perf_counter() - started
+    return PageOutcome(task.source, task.out_dir, True, seconds,
+                       stages=page_stages(result, seconds))
 
 
 def _close_browser() -> None:
@@ -201,32 +327,64 @@ def page_stages(result: PageResult, seconds: float) -> dict[str, float]:
 
 
 def process_page(task: PageTask, browser: Browser) -> PageResult:
-    """The per-page pipeline, as ``wps segment --out`` runs it: every output into ``out_dir``,
-    and the text step's page report beside them."""
+    """The per-page pipeline, as ``wps segment --out`` runs it: the outputs the task asks for
+    into ``out_dir``, and the text step's page report beside them."""
     if task.html is None:
-        return segment_to_directory(task.source, Path(task.out_dir), task.pipeline,
-                                    browser=browser)
+        return segment_page(task, task.source, browser)
     capture = capture_stored_page(task, browser)
     rendered = capture.screenshot  # the output points the capture at its saved copy
     try:
-        return segment_to_directory(capture, Path(task.out_dir), task.pipeline)
+        return segment_page(task, capture)
     finally:
         discard_screenshot(rendered)
 
 
-def render_page(task: PageTask, browser: Browser) -> PageCapture:
+def segment_page(task: PageTask, source: str | PageCapture,
+                 browser: Browser | None = None, deadline: Deadline | None = None
+                 ) -> PageResult:
+    """:func:`wps.pipeline.segment_to_directory` for a batch page: the same steps within the
+    same page deadline, then only the outputs the task asks for (``capture/`` and
+    ``overlay.png`` are optional here; ``wps segment`` always writes them). ``task.pipeline``
+    is already checked (once, by the driver)."""
+    from ..output import check_replaceable_output, write_page_outputs
+    from ..pipeline import _deadline, _segment_within
+
+    options = task.pipeline
+    out_dir = Path(task.out_dir)
+    check_replaceable_output(out_dir)  # before, not after, the page is rendered
+    deadline = deadline or _deadline(source, options, browser)
+    result = _segment_within(source, options, browser, deadline)
+    rendered = result.capture.screenshot if result.capture.source == "browser" else None
+    try:
+        with deadline.enforced():
+            deadline.enter("output")
+            write_page_outputs(result.capture, result.segmentation, out_dir,
+                               keep_only=options.keep_only, main_text=result.main_text_report(),
+                               capture_folder=task.save_capture, overlay=task.overlay)
+    finally:
+        if rendered is not None and not isinstance(source, PageCapture):
+            discard_screenshot(rendered)  # the saved copy, if any, replaces the temporary one
+    result.output_dir = out_dir
+    return result
+
+
+def render_page(task: PageTask, browser: Browser,
+                deadline: Deadline | None = None) -> PageCapture:
     """Only the capture of a page (the Ray engine segments it elsewhere)."""
-    if task.html is not None:
-        return capture_stored_page(task, browser)
     from ..deadline import Deadline
-    from ..pipeline import load_capture
 
     options = task.pipeline.capture_options or browser.options
+    deadline = deadline or Deadline(options.timeout_s, what=task.source)
+    if task.html is not None:
+        return capture_stored_page(task, browser, deadline)
+    from ..pipeline import load_capture
+
     return load_capture(task.source, capture_options=options, browser=browser,
-                        deadline=Deadline(options.timeout_s, what=task.source))
+                        deadline=deadline)
 
 
-def capture_stored_page(task: PageTask, browser: Browser) -> PageCapture:
+def capture_stored_page(task: PageTask, browser: Browser,
+                        deadline: Deadline | None = None) -> PageCapture:
     """Render stored HTML as a local page (offline: it reaches no network, as a local file does)
     and record it under the page's own URL and id.
 
@@ -242,8 +400,8 @@ def capture_stored_page(task: PageTask, browser: Browser) -> PageCapture:
         page = folder / "page.html"
         page.write_bytes(task.html or b"")
         options = task.pipeline.capture_options or browser.options
-        capture = browser.capture(page, options,
-                                  deadline=Deadline(options.timeout_s, what=task.source))
+        capture = browser.capture(page, options, deadline=deadline or Deadline(
+            options.timeout_s, what=task.source))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return replace(capture, url=task.source, final_url=task.source,
