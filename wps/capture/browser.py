@@ -82,7 +82,8 @@ class Browser:
     ``concurrency`` above 1: :meth:`capture` may run in that many threads at once (the event
     loop then runs in a thread of its own). A restart (``restart_every``, memory) waits until
     no page is in flight; a browser crash is retried once per page, as with one page; a page
-    past its deadline still kills Chromium, so the other pages in flight retry on a new one.
+    past its deadline kills Chromium only when no other page is in flight (else only its
+    context goes: the others would lose their work).
     """
 
     def __init__(
@@ -383,7 +384,10 @@ class Browser:
             return self._run(asyncio.wait_for(self._capture(source, options, deadline), limit))
         except (asyncio.TimeoutError, TimeoutError):  # one class from 3.11 on
             with self._state:
-                self._abandon()  # the context may be stuck in a busy page
+                if self._in_flight <= 1:  # the context may be stuck in a busy page
+                    self._abandon()
+                # else: its context is closed (bounded wait); killing Chromium would lose the
+                # other pages in flight, which each still have their own deadline
             raise deadline.error("capture") from None
 
     async def _capture(self, source: PageSource, options: CaptureOptions,
