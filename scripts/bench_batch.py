@@ -5,13 +5,18 @@ Usage: .venv/bin/python scripts/bench_batch.py [--pages 121] [--configs local-1,
 
 Each configuration runs ``wps batch`` as its own process on the same pages (the 121 ``.html.gz``
 files of ../shared/article-extraction-benchmark, read in place, or the first ``--pages``), with
-the default segmenter, into a fresh folder. Reported per configuration: pages per minute (pages
-done over the command's wall time, start-up included), peak memory of the whole process tree
-(PSS: the driver, its workers, Chromium, Ray's servers) and the render stages summed over the
-pages (from summary.json). ``--profile`` also runs the local engine with one worker in this
-process under cProfile and splits its time into capture, segmentation, text, filters, output
-(overlay PNG, capture save) and the renderer memory watcher. Target: >= 60 pages/min on a
-2-core machine. Results are printed and written to ``OUT/results.json``.
+the default segmenter and outputs, into a fresh folder. Reported per configuration: pages per
+minute (pages done over the command's wall time, start-up included), CPU seconds per page (user
++ system of the whole process tree: the kernel's accounting of reaped children, or the sum of
+/proc samples by process kind when that is larger, as Chromium's renderers are not always
+reaped into it; by kind: python, the Playwright driver, Chromium, Ray), the load average before
+and after (the machine is shared: compare CPU seconds too, not only wall time), peak memory of
+the whole process tree (PSS: the driver, its workers, Chromium, Ray's servers) and the render
+stages averaged over the pages (from summary.json). ``--profile`` also runs the local engine
+with one worker in this process under cProfile (one page at a time: cProfile sees only its own
+thread) and splits its time into capture, segmentation, text, filters, output and the renderer
+memory watcher. Target: >= 60 pages/min on a 2-core machine. Results are printed and written
+to ``OUT/results.json``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -81,6 +87,8 @@ def run_config(name: str, listing: Path, out: Path, extra: list[str]) -> dict[st
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "wps", "batch", str(listing), "--out", str(out),
                "--no-progress", *CONFIGS[name], *extra]
+    load_before = os.getloadavg()[0]
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
@@ -89,12 +97,18 @@ def run_config(name: str, listing: Path, out: Path, extra: list[str]) -> dict[st
     _, err = process.communicate()
     wall = time.perf_counter() - started
     peak.stop()
+    cpu = max(_children_cpu() - cpu_before, sum(peak.cpu_by_kind().values()))
     summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() \
         else {}
     done = summary.get("done", 0)
     return {"command": " ".join(command), "exit_code": process.returncode, "wall_s": round(wall, 1),
             "done": done, "failed": summary.get("failed"),
-            "pages_per_min": round(60 * done / wall, 1), "peak_pss_mb": round(peak.peak_mb),
+            "pages_per_min": round(60 * done / wall, 1),
+            "cpu_s_per_page": round(cpu / max(done, 1), 2),
+            "cpu_s_per_page_by_kind": {kind: round(seconds / max(done, 1), 2)
+                                       for kind, seconds in sorted(peak.cpu_by_kind().items())},
+            "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+            "peak_pss_mb": round(peak.peak_mb),
             "stage_s_per_page": {stage: round(seconds / max(done, 1), 3)
                                  for stage, seconds in summary.get("stage_seconds", {}).items()},
             "failure_causes": summary.get("failure_causes"),
@@ -112,7 +126,7 @@ def profile_local(listing: Path, out: Path, extra: list[str]) -> dict[str, objec
     profiler = cProfile.Profile()
     started = time.perf_counter()
     profiler.runcall(wps_main, ["batch", str(listing), "--out", str(out), "--no-progress",
-                                "--workers", "1", *extra])
+                                "--workers", "1", "--pages-per-browser", "1", *extra])
     wall = time.perf_counter() - started
     done = json.loads((out / "summary.json").read_text())["done"]
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
@@ -139,17 +153,30 @@ def _code_key(target: str) -> tuple[str, int, str]:
 
 
 class PeakMemory(threading.Thread):
-    """Samples the proportional set size (PSS) of a process and all its descendants."""
+    """Samples the proportional set size (PSS) of a process and all its descendants, and the
+    CPU time each of them used (last sample per process: a lower bound, by process kind)."""
 
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
         self.pid = pid
         self.peak_mb = 0.0
+        self._cpu: dict[int, tuple[str, float]] = {}
         self._finished = threading.Event()
 
     def run(self) -> None:
         while not self._finished.wait(0.5):
-            self.peak_mb = max(self.peak_mb, sum(map(_pss_kb, _tree(self.pid))) / 1024)
+            tree = _tree(self.pid)
+            self.peak_mb = max(self.peak_mb, sum(map(_pss_kb, tree)) / 1024)
+            for pid in tree:
+                sample = _cpu_of(pid)
+                if sample is not None:
+                    self._cpu[pid] = sample
+
+    def cpu_by_kind(self) -> dict[str, float]:
+        kinds: dict[str, float] = {}
+        for kind, seconds in self._cpu.values():
+            kinds[kind] = kinds.get(kind, 0.0) + seconds
+        return kinds
 
     def stop(self) -> None:
         self._finished.set()
@@ -174,6 +201,32 @@ def _tree(root: int) -> list[int]:
     return found
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_of(pid: int) -> tuple[str, float] | None:
+    """(kind, user + system seconds) of a live process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    name = stat[stat.index("(") + 1:stat.rindex(")")]
+    fields = stat.rpartition(")")[2].split()
+    seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    if b"chrom" in cmdline.split(b"\0")[0]:
+        kind = "chromium"
+    elif b"playwright" in cmdline or name == "node":
+        kind = "playwright driver"
+    elif b"ray" in cmdline:
+        kind = "ray (servers, actors, tasks)"
+    else:
+        kind = "python"
+    return kind, seconds
+
+
 def _pss_kb(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
@@ -186,7 +239,9 @@ def _pss_kb(pid: int) -> int:
 
 def _line(name: str, run: dict[str, object]) -> str:
     return (f"{name:8} {run['done']} pages done, {run['failed']} failed in {run['wall_s']} s: "
-            f"{run['pages_per_min']} pages/min, peak {run['peak_pss_mb']} MB; per page "
+            f"{run['pages_per_min']} pages/min, {run['cpu_s_per_page']} CPU s/page "
+            f"{run['cpu_s_per_page_by_kind']}, load {run['load_before']} -> "
+            f"{run['load_after']}, peak {run['peak_pss_mb']} MB; per page "
             f"{run['stage_s_per_page']}")
 
 
