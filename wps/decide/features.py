@@ -23,6 +23,7 @@ FIELD_LINE = re.compile(r"^(?:[^.!?:()]|\([^)]{0,40}\)){1,40}:\s*\S.{0,40}$")
 """A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
+HEADING_TAGS = frozenset({"H1", "H2", "H3", "H4", "H5", "H6"})
 FORM_TEXT_TAGS = frozenset({"SELECT", "TEXTAREA", "BUTTON", "LABEL", "OPTION"})
 
 
@@ -168,7 +169,7 @@ def _title_records(capture: PageCapture, texts: list[int], groups: dict[int, lis
 def _in_heading(capture: PageCapture, node_id: int, stop: int) -> bool:
     parent = capture.nodes[node_id].parent
     while parent is not None and parent != stop:
-        if capture.nodes[parent].tag in {"H1", "H2", "H3", "H4", "H5", "H6", "DT"}:
+        if capture.nodes[parent].tag in HEADING_TAGS or capture.nodes[parent].tag == "DT":
             return True
         parent = capture.nodes[parent].parent
     return False

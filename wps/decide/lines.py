@@ -20,11 +20,10 @@ from ..model import PageCapture
 from ..posts.records import class_words
 from ..segmenters.geometry import reading_lines
 from ..text.sentences import sentence_share
-from .features import FIELD_LINE, SENTENCE_END, word_count
+from .features import FIELD_LINE, HEADING_TAGS, SENTENCE_END, word_count
 
 LIST_FIELD = re.compile(r"^[^:.!?]{1,30}:\s*[^,.!?:]{1,30}(?:,\s*[^,.!?:]{1,30})+$")
 """A ``Key: a, b, c`` line: a review's "Pros: Quiet, Light Weight, Durable", a spec's colours."""
-HEADING_TAGS = frozenset({"H1", "H2", "H3", "H4", "H5", "H6"})
 LANDMARKS = frozenset({"header", "footer", "nav", "aside"})
 CHROME_NAMES = frozenset({
     "readmore", "morelink", "continuereading", "notice", "disclaimer", "footnote", "footnotes",
