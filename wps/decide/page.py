@@ -27,8 +27,8 @@ LOGIN_FORM = "login_form"
 """A password box in the page's body (not in its header, menus or pop-ups) and no posts: a login,
 registration or password-reset page. Its sentences are instructions and its prose the site's
 boilerplate, so nothing but posts is kept there."""
-CHROME_TAGS = frozenset({"HEADER", "NAV", "ASIDE", "FOOTER", "DIALOG"})
-CHROME_WORDS = frozenset({
+PAGE_CHROME_TAGS = frozenset({"HEADER", "NAV", "ASIDE", "FOOTER", "DIALOG"})
+PAGE_CHROME_WORDS = frozenset({
     "header", "masthead", "topbar", "toplinks", "navbar", "nav", "navigation", "menu", "dropdown",
     "dd", "popup", "modal", "flyout", "overlay", "lightbox", "drawer", "offcanvas", "sidebar",
     "side", "widget", "utility", "balloon", "footer",
@@ -67,10 +67,10 @@ def has_login_form(capture: PageCapture) -> bool:
 def _in_chrome(capture: PageCapture, node_id: int | None) -> bool:
     while node_id is not None:
         node = capture.nodes[node_id]
-        if node.tag in CHROME_TAGS or node.attrs.get("role") in ("banner", "navigation", "dialog"):
+        if node.tag in PAGE_CHROME_TAGS or node.attrs.get("role") in ("banner", "navigation", "dialog"):
             return True
         names = f"{node.attrs.get('class', '')} {node.attrs.get('id', '')}"
-        if any(word in CHROME_WORDS for word in class_words(names)):
+        if any(word in PAGE_CHROME_WORDS for word in class_words(names)):
             return True
         node_id = node.parent
     return False
