@@ -6,9 +6,9 @@ segment the headings, the lines of a header or footer, "read more" rows, footnot
 
 from __future__ import annotations
 
-from wps.decide.lines import CHROME_NAMES, is_prose_line, prose_lines
-
 from test_posts import SENTENCES, render, run
+
+from wps.decide.lines import CHROME_NAMES, is_prose_line, prose_lines
 
 ARTICLE = " ".join(SENTENCES)
 SHOP_BLURB = ("Our shop offers more than one hundred thousand products for your home, and every "

@@ -77,9 +77,7 @@ def named_chrome(capture: PageCapture) -> np.ndarray:
     parents before children."""
     inside = np.zeros(len(capture.nodes), dtype=bool)
     for node in capture.nodes:
-        if node.parent is not None and inside[node.parent]:
-            inside[node.id] = True
-        elif node.tag in HEADING_TAGS:
+        if (node.parent is not None and inside[node.parent]) or node.tag in HEADING_TAGS:
             inside[node.id] = True
         elif node.attrs:
             inside[node.id] = _chrome_name(node.attrs.get("class", ""), node.attrs.get("id", ""))
