@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import PageCapture, Segment
+from ..model import TEXT_TAG, PageCapture, Segment
 from ..posts.records import subtree_totals, subtree_words
 from ..text.sentences import SENTENCE_END, sentence_share, word_count
 
@@ -117,10 +117,12 @@ def listing_records(capture: PageCapture, node_ids: list[int]) -> int:
     class that hold most of its text, each opening with a link or heading (the title) and short
     (a blurb, not a post); 0 when the segment is not one. Found from the text nodes' lowest
     common ancestor down, through wrappers that hold nearly all the text."""
+    nodes = capture.nodes
     texts = [node_id for node_id in node_ids
-             if capture.nodes[node_id].is_text and capture.nodes[node_id].text.strip()]
-    if len(texts) < MIN_LISTING_RECORDS:
-        return 0
+             if nodes[node_id].tag == TEXT_TAG and nodes[node_id].text.strip()]
+    if (len(texts) < MIN_LISTING_RECORDS
+            or sum("link" in nodes[node_id].inside for node_id in texts) < 2):
+        return 0  # fewer than two links: no titled records
     chains = [_ancestors(capture, node_id) for node_id in texts]
     depth = 0
     while all(len(chain) > depth + 1 and chain[depth] == chains[0][depth] for chain in chains):

@@ -13,6 +13,7 @@ profile (``eval/articles.toml``) turns this off.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -84,7 +85,9 @@ def named_chrome(capture: PageCapture) -> np.ndarray:
     return inside
 
 
+@lru_cache(maxsize=4096)
 def _chrome_name(classes: str, element_id: str) -> bool:
+    """Whether a class list or id names chrome (pages repeat theirs: cached)."""
     for name in (*classes.split(), element_id):
         if name and (name.lower().replace("-", "").replace("_", "") in CHROME_NAMES
                      or any(word in CHROME_NAMES for word in class_words(name))):
