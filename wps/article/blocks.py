@@ -52,6 +52,8 @@ class PageRuns:
     precision_text: str
     elements: list[Any] = field(default_factory=list)
     """Per block, the element of the page's DOM that holds it (``None``: not found)."""
+    title_words: frozenset[str] = frozenset()
+    """Lower-cased words of the page's ``<title>`` and ``og:title``."""
 
 
 def walk_blocks(root: Any) -> list[Block]:
@@ -110,8 +112,9 @@ def extract_runs(html: str, url: str | None = None) -> PageRuns:
     default = walk_blocks(_run(html, url))
     precision = walk_blocks(_run(html, url, favor_precision=True))
     blocks = merge_blocks(recall, default)
+    elements, title = source_elements(html, blocks)
     return PageRuns(blocks, "\n".join(b.text for b in default),
-                    "\n".join(b.text for b in precision), source_elements(html, blocks))
+                    "\n".join(b.text for b in precision), elements, title)
 
 
 def merge_blocks(recall: list[Block], default: list[Block]) -> list[Block]:
@@ -138,16 +141,21 @@ def merge_blocks(recall: list[Block], default: list[Block]) -> list[Block]:
 _SKIP = frozenset({"script", "style", "noscript", "template", "svg"})
 
 
-def source_elements(html: str, blocks: list[Block]) -> list[Any]:
-    """The DOM element of each block: the page's words are laid out as one stream with the
-    element that holds each word; a block's first and last words are found there (by their
-    4-word context) and their lowest common ancestor is the block's element."""
+def source_elements(html: str, blocks: list[Block]) -> tuple[list[Any], frozenset[str]]:
+    """The DOM element of each block, and the words of the page's title. The page's words are
+    laid out as one stream with the element that holds each word; a block's first and last
+    words are found there (by their 4-word context) and their lowest common ancestor is the
+    block's element."""
     import lxml.html
 
     try:
         root = lxml.html.document_fromstring(html)
     except (ValueError, lxml.etree.ParserError):
-        return [None] * len(blocks)
+        return [None] * len(blocks), frozenset()
+    titles = [element.text_content() for element in root.iter("title")]
+    titles += [meta.get("content") or "" for meta in root.iter("meta")
+               if (meta.get("property") or meta.get("name") or "").lower() == "og:title"]
+    title = frozenset(word.lower() for text in titles for word in _WORD.findall(text))
     words: list[str] = []
     owners: list[Any] = []
 
@@ -185,7 +193,7 @@ def source_elements(html: str, blocks: list[Block]) -> list[Any]:
         end = start + min(len(head), len(tokens)) - 1 if end < 0 else end + len(tail) - 1
         cursor = start
         found.append(_common_ancestor(owners[start], owners[min(end, len(owners) - 1)]))
-    return found
+    return found, title
 
 
 def _find(words: list[str], where: dict[tuple[str, ...], int], gram: tuple[str, ...],
@@ -242,6 +250,7 @@ FEATURES = (
     "dom_found", "dom_boiler_names", "dom_in_aside", "dom_in_footer", "dom_in_nav",
     "dom_in_header", "dom_in_figure", "dom_in_form", "dom_in_link", "dom_heading_level",
     "dom_in_body_container", "dom_depth_below_container", "dom_in_prose_container",
+    "title_share",
     *(f"kind_{kind}" for kind in _KINDS),
 )
 
@@ -299,6 +308,7 @@ def block_features(runs: PageRuns) -> list[list[float]]:
             sum(prose[max(0, i - 3):i + 4]) / len(prose[max(0, i - 3):i + 4]),
             math.log((counts[i] + 1) / (median + 1)),
             *_dom_features(elements[i], container, prose_container),
+            _title_share(block.tokens, runs.title_words),
             *(float(block.kind == kind) for kind in _KINDS),
         ]
         rows.append(row)
@@ -322,6 +332,14 @@ def _container(elements: list[Any]) -> Any:
     for element in found[1:]:
         node = _common_ancestor(node, element)
     return node
+
+
+def _title_share(words: list[str], title: frozenset[str]) -> float:
+    """Share of a short block's words found in the page title (a headline repeated above the
+    body); 0 for blocks of more than 40 words."""
+    if not words or not title or len(words) > 40:
+        return 0.0
+    return sum(word.lower() in title for word in words) / len(words)
 
 
 def _dom_features(element: Any, container: Any, prose_container: Any) -> list[float]:
