@@ -121,3 +121,12 @@ def test_an_article_among_bare_boxes_is_not_a_listing(text_browser, tmp_path):
     result = run(render(text_browser, tmp_path, body))
     assert SENTENCES[0] in kept_text(result)
     assert all(s.extra.get("kind") != "listing" for s in result.segmentation.segments)
+
+
+def test_an_article_above_a_comment_login_form_stays_an_article(text_browser, tmp_path):
+    body = (f"<main><h1>Baking rye at home</h1><p>{ARTICLE} {ARTICLE}</p><p>{ARTICLE}</p>"
+            f"<section id='respond'><p>Log in to comment.</p><form><input type='text'>"
+            f"<input type='password'><button>Log in</button></form></section></main>")
+    result = run(render(text_browser, tmp_path, body))
+    assert result.verdict.is_article
+    assert SENTENCES[0] in kept_text(result)

@@ -58,10 +58,18 @@ class PageVerdict:
         return {"kind": self.kind, "prose_share": self.prose_share, "reasons": list(self.reasons)}
 
 
-def has_login_form(capture: PageCapture) -> bool:
-    """A visible password box (the capture holds visible nodes only) outside the page chrome."""
-    return any(node.tag == "INPUT" and node.attrs.get("type", "").lower() == "password"
-               and not _in_chrome(capture, node.id) for node in capture.nodes)
+MIN_ARTICLE_ABOVE_LOGIN_WORDS = 150
+"""Prose this long before the password box in reading order is an article with a login form
+under it (to comment, to read on), not a login page: a login page's welcome text and
+instructions are shorter (under 110 words on the dev pages), its shop blurb comes after the form."""
+
+
+def login_form_node(capture: PageCapture) -> int | None:
+    """The first visible password box (the capture holds visible nodes only) outside the page
+    chrome, or ``None``."""
+    return next((node.id for node in capture.nodes
+                 if node.tag == "INPUT" and node.attrs.get("type", "").lower() == "password"
+                 and not _in_chrome(capture, node.id)), None)
 
 
 def _in_chrome(capture: PageCapture, node_id: int | None) -> bool:

@@ -10,7 +10,8 @@ from ..steps import PageState, PipelineStep
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
 from .lines import chrome_lines, is_prose_line, named_chrome, prose_lines
-from .page import NON_ARTICLE_PAGE, PageVerdict, has_login_form, judge_page
+from .page import (MIN_ARTICLE_ABOVE_LOGIN_WORDS, NON_ARTICLE_PAGE, PageVerdict, judge_page,
+                   login_form_node)
 
 NOT_PROSE = "not_prose"
 QUOTED = "quoted"
@@ -118,8 +119,12 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
         prose_chars += len(segment.text) if plain else 0
         pending.append((segment, features, plain))
     named = None  # computed once, for the first kept segment
-    verdict = judge_page(prose_chars, all_chars, not has_posts and has_login_form(capture),
-                         rules.min_page_prose_share)
+    login = None if has_posts else login_form_node(capture)
+    if login is not None and any(plain and features.words >= MIN_ARTICLE_ABOVE_LOGIN_WORDS
+                                 and min(segment.node_ids, default=login) < login
+                                 for segment, features, plain in pending):
+        login = None
+    verdict = judge_page(prose_chars, all_chars, login is not None, rules.min_page_prose_share)
     for segment, features, plain in pending:
         post = segment.extra.get("post_part") == "body"
         if verdict.is_article:
