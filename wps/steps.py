@@ -17,6 +17,7 @@ from .model import PageCapture, Segmentation
 
 if TYPE_CHECKING:
     from .decide.page import PageVerdict
+    from .posts.records import PostStructure
     from .segmenters import Segmenter
     from .text.stage import TextStageResult
 
@@ -32,6 +33,8 @@ class PageState:
     segmentation: Segmentation | None = None
     text: TextStageResult | None = None
     """The main-text step's page report (``None`` without that step)."""
+    posts: PostStructure | None = None
+    """The posts step's records and parts (``None`` without that step)."""
     verdict: PageVerdict | None = None
     """The decision step's page verdict (``None`` without that step)."""
 

@@ -130,3 +130,25 @@ def test_an_article_above_a_comment_login_form_stays_an_article(text_browser, tm
     result = run(render(text_browser, tmp_path, body))
     assert result.verdict.is_article
     assert SENTENCES[0] in kept_text(result)
+
+
+def test_a_post_list_keeps_its_posts_and_loses_its_notices(text_browser, tmp_path):
+    comments = "".join(f"<li class='comment'><div class='comment-body'><p>{text}</p></div></li>"
+                       for text in SENTENCES[:3])
+    body = (f"<main><p>{ARTICLE}</p><div id='reviews'><p>There are 0 reviews for this item so "
+            f"far.</p><p>Have you used it? Then tell us here what you think of it.</p></div>"
+            f"<div id='comments'><h3>3 comments on this</h3><p>The comment form is closed for "
+            f"this story today.</p><ol class='comment-list'>{comments}</ol></div></main>")
+    result = run(render(text_browser, tmp_path, body))
+    text = kept_text(result)
+    assert all(sentence in text for sentence in SENTENCES[:3])
+    for notice in ("0 reviews", "tell us here", "3 comments", "form is closed"):
+        assert notice not in text, notice
+
+
+def test_post_list_names():
+    from wps.posts.records import is_post_list
+
+    assert is_post_list({"class": "comments-area"}) and is_post_list({"id": "reviews"})
+    assert not is_post_list({"class": "blog_post-wrapper"})  # one post's wrapper, not a list
+    assert not is_post_list({"class": "comment-body"})

@@ -4,9 +4,10 @@ not prose (spec fields, user-info rows, "Read 664 more words", form labels).
 A line goes when it does not end a sentence and is a ``Key: value`` field (``Pros: Quiet, Light``
 lists too), mostly digits, or too short to be a sentence; and, by where it stands on the page, when
 it is one link (a teaser's "read the article" line), a heading, a line of a header, footer, nav or
-aside without a sentence ("Commenting on this article is closed."), or inside an element named
+aside without a sentence ("Commenting on this article is closed."), inside an element named
 as chrome (``readmore``, ``footnote``, ``disclaimer``, ``byline``: Readability's negative class
-words, those that never hold writing). Headings going is right for a detector and why the article
+words, those that never hold writing), or the text of a list of posts outside its posts
+(:func:`wps.posts.records.post_list_chrome`: "3 comments", "No reviews yet"). Headings going is right for a detector and why the article
 profile (``eval/articles.toml``) turns this off.
 """
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import PageCapture, Segment
+from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..steps import PageState, PipelineStep
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
@@ -86,20 +87,21 @@ class DecideStep(PipelineStep):
         self.rules = DecisionRules.from_config(section)
 
     def run(self, page: PageState) -> None:
-        page.verdict = decide_segments(page.capture, page.segments, self.rules)
+        page.verdict = decide_segments(page.capture, page.segments, self.rules, page.posts)
 
 
 DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE)
 """Every reason the decision gives: verdicts from the page's capture, which ``wps filter`` keeps."""
 
 
-def decide_segments(capture: PageCapture, segments: list[Segment],
-                    rules: DecisionRules) -> PageVerdict:
+def decide_segments(capture: PageCapture, segments: list[Segment], rules: DecisionRules,
+                    posts: PostStructure | None = None) -> PageVerdict:
     """Name and decide every segment, and judge the page; returns the page verdict.
 
     The verdict is taken on the plain prose test. On an article page (threads included) a
     post's body needs only one line of prose; on a non-article page posts need the plain test
-    and other segments the strict one; on a login page only posts are kept.
+    and other segments the strict one; on a login page only posts are kept. ``posts``: the
+    page's records, when the posts step found them (else found here if a line needs them).
     """
     facts = PageFacts.of(capture)
     pending: list[tuple[Segment, SegmentFeatures, bool]] = []
@@ -144,7 +146,8 @@ def decide_segments(capture: PageCapture, segments: list[Segment],
             _rescue(segment)
         if rules.trim_lines and segment.kept:
             if named is None:
-                named = named_chrome(capture)
+                posts = find_posts(capture) if posts is None else posts
+                named = named_chrome(capture) | post_list_chrome(capture, posts)
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     return verdict

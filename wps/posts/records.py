@@ -66,6 +66,12 @@ MAX_PART_SHARE = 0.5
 MAX_SHORT_CHROME_WORDS = 15
 """Chrome may hold more than half of a short post's words (a date line beside "Thanks!")."""
 MIN_RECORD_WORDS = 3
+LIST_WORDS = frozenset({"list", "thread", "feed"})
+"""A record word with one of these (``comment-list``, ``commentlist``), or in the plural
+(``comments``, ``reviews``), names a list of posts."""
+MAX_EMPTY_LIST_WORDS = 60
+"""A list of posts with no post in it holds only its notices ("No reviews yet. Be the first to
+write one.") when it has this few words; more are posts the names did not reveal."""
 """A repeated group counts as records only when two of its members hold this many words."""
 
 _WORD = re.compile(r"[a-z]+")
@@ -180,6 +186,49 @@ def find_posts(page: PageCapture) -> PostStructure:
                 part = "chrome"
         part_of[node.id] = part
     return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+
+
+def is_post_list(attrs: dict[str, str]) -> bool:
+    """A class or id that names a list of posts.
+
+    >>> [is_post_list({"id": n}) for n in ("reviews", "comment-list", "commentlist", "comment")]
+    [True, True, True, False]
+    """
+    return _is_post_list(attrs.get("class", ""), attrs.get("id", ""))
+
+
+@lru_cache(maxsize=4096)
+def _is_post_list(classes: str, element_id: str) -> bool:
+    for name in (*classes.split(), element_id):
+        words = class_words(name)
+        for word, following in zip(words, [*words[1:], ""]):
+            stem = word[:-1] if word.endswith("s") else word
+            if stem in RECORD_WORDS and (word != stem or following in LIST_WORDS):
+                return True
+            if word.startswith(RECORD_WORDS) and any(
+                    word == prefix + rest for prefix in RECORD_WORDS for rest in LIST_WORDS):
+                return True
+    return False
+
+
+def post_list_chrome(page: PageCapture, posts: PostStructure) -> np.ndarray:
+    """Per node: text of a list of posts outside its posts (its heading, "Comments are closed.",
+    "0 reviews for this item.", the reply form's labels): lists that hold posts, and lists of
+    at most :data:`MAX_EMPTY_LIST_WORDS` words that hold none."""
+    nodes = page.nodes
+    holder = np.full(len(nodes), -1, dtype=np.int64)  # innermost list of posts around a node
+    for node in nodes:  # parents come before their children
+        above = int(holder[node.parent]) if node.parent is not None else -1
+        holder[node.id] = node.id if node.attrs and is_post_list(node.attrs) else above
+    outside = posts.record_of < 0
+    has_posts = set(int(holder[record]) for record in posts.records)
+    loose_words: dict[int, int] = defaultdict(int)
+    for node in nodes:
+        if node.is_text and holder[node.id] >= 0 and outside[node.id]:
+            loose_words[int(holder[node.id])] += len(node.text.split())
+    chrome_lists = {held for held, words in loose_words.items()
+                    if held in has_posts or words <= MAX_EMPTY_LIST_WORDS}
+    return outside & np.isin(holder, list(chrome_lists))
 
 
 def _drop_single_parts(page: PageCapture, key_of: dict[int, tuple[str, str]]) -> list[int]:

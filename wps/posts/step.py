@@ -48,13 +48,17 @@ class PostStep(PipelineStep):
 
     def run(self, page: PageState) -> None:
         assert page.segmentation is not None, "the segment step runs first"
-        page.segmentation.segments = split_posts(page.capture, page.segments, self.options)
+        page.posts = find_posts(page.capture)
+        page.segmentation.segments = split_posts(page.capture, page.segments, self.options,
+                                                 page.posts)
 
 
 def split_posts(capture: PageCapture, segments: list[Segment],
-                options: PostOptions = PostOptions()) -> list[Segment]:
-    """``segments`` with each cut into its posts' pieces (unchanged on pages without records)."""
-    posts = find_posts(capture)
+                options: PostOptions = PostOptions(),
+                posts: PostStructure | None = None) -> list[Segment]:
+    """``segments`` with each cut into its posts' pieces (unchanged on pages without records);
+    ``posts``: :func:`find_posts` of the page, when already found."""
+    posts = find_posts(capture) if posts is None else posts
     if not posts.records:
         return segments
     out: list[Segment] = []
