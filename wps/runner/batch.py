@@ -372,15 +372,17 @@ def _chunk_pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue
     """:func:`_pool_results` for workers that take ``chunk`` pages per call and render
     ``concurrency`` of them at once (:func:`~.worker.run_chunk_in_worker`).
 
-    Workers report on ``events`` when each page starts rendering and each outcome as it comes,
-    so pages count one by one, as with one page per call: a page still unfinished
-    ``overdue_after_s`` after it started stops the pool's workers and fails as a timeout; the
+    Workers report on ``events`` when each page starts rendering, ends it and starts its steps,
+    and each outcome as it comes, so pages count one by one, as with one page per call: a page
+    still rendering or in its steps ``overdue_after_s`` after it started (not one rendered and
+    waiting for an earlier page's steps) stops the pool's workers and fails as a timeout; the
     pages that finished meanwhile count, the others go back to the queue for a fresh pool.
     """
     calls: dict[Future[Any], list[PageTask]] = {}
     waiting: dict[str, PageTask] = {}
     """Pages handed to a worker without an outcome yet, by output folder."""
     started: dict[str, float] = {}
+    """When each waiting page started rendering; gone while it waits for its steps."""
     while calls or not queue.exhausted():
         while len(calls) < 2 * workers and (tasks := _take(queue, chunk)):
             calls[pool.submit(run_chunk_in_worker, tasks, concurrency)] = tasks
@@ -426,6 +428,7 @@ def _page_events(events: Any, waiting: dict[str, PageTask], started: dict[str, f
                  queue: PageQueue[PageTask], wait_s: float) -> Iterator[PageOutcome]:
     """Read the workers' page events for up to ``wait_s`` (until the first one, then what is
     there): starts are noted, outcomes of waiting pages yielded."""
+    first_start = _FIRST_START
     from queue import Empty
 
     timeout: float | None = wait_s
@@ -437,6 +440,12 @@ def _page_events(events: Any, waiting: dict[str, PageTask], started: dict[str, f
         timeout = None
         if kind == "start":
             started.setdefault(value, time.monotonic())
+            first_start[value] = started[value]
+        elif kind == "rendered":
+            started.pop(value, None)  # not stuck: waiting for an earlier page's steps
+        elif kind == "segmenting":
+            if value in first_start:
+                started[value] = first_start[value]
         else:
             yield from _settle(waiting, started, queue, value)
 
@@ -448,8 +457,13 @@ def _settle(waiting: dict[str, PageTask], started: dict[str, float],
     if task is None:
         return
     started.pop(outcome.out_dir, None)
+    _FIRST_START.pop(outcome.out_dir, None)
     queue.finished(task)
     yield outcome
+
+
+_FIRST_START: dict[str, float] = {}
+"""When each page of a chunked pool started rendering (its deadline runs from there)."""
 
 
 def _take(queue: PageQueue[PageTask], count: int) -> list[PageTask]:

@@ -40,7 +40,8 @@ from ..pipeline import PageResult, PipelineOptions
 _BROWSER: Browser | None = None
 _EVENTS: Any = None
 """The driver's queue of page events (chunks of pages per call): ``("start", out_dir)`` when a
-page starts rendering, ``("done", outcome)`` when it is finished."""
+page starts rendering, ``("rendered", out_dir)`` when its capture ended, ``("segmenting",
+out_dir)`` when the steps after it start, ``("done", outcome)`` when it is finished."""
 _IN_PAGE = False
 """Whether this worker is inside a page (SIGTERM unwinds it) or waiting for one (SIGTERM exits)."""
 _RESEND_S = 5.0
@@ -163,7 +164,8 @@ def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOut
         browser = worker_browser(tasks[0].pipeline.capture_options or CaptureOptions(),
                                  tasks[0].restart_every, concurrency)
         outcomes = []
-        for outcome in run_pages(next_task, lambda: False, browser, concurrency):
+        for outcome in run_pages(next_task, lambda: False, browser, concurrency,
+                                 report=_report_event):
             if _EVENTS is not None:
                 _EVENTS.put(("done", outcome))
             outcomes.append(outcome)
@@ -179,35 +181,53 @@ def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOut
         _IN_PAGE = False
 
 
+def _report_event(kind: str, task: PageTask) -> None:
+    if _EVENTS is not None:
+        _EVENTS.put((kind, task.out_dir))
+
+
 def run_pages(next_task: Callable[[], PageTask | None], more: Callable[[], bool],
               browser: Browser, concurrency: int,
-              done: Callable[[PageTask], None] | None = None) -> Iterator[PageOutcome]:
+              done: Callable[[PageTask], None] | None = None,
+              report: Callable[[str, PageTask], None] | None = None
+              ) -> Iterator[PageOutcome]:
     """Outcomes of pages rendered ``concurrency`` at a time in ``browser`` (capture threads)
-    and segmented here, in this thread, as their captures come in (completion order).
+    and segmented here, in this thread, in the order the pages came (so that state carried
+    from page to page, such as ``--dedup-db``, sees them in input order, as one at a time).
 
     ``next_task()`` gives the next page, or ``None`` when none can start now; ``more()`` says
     whether pages may still come after a ``None`` (then it is asked again shortly). ``done``
-    is told of each page whose outcome is about to be yielded. Each page has its deadline for
-    the capture and another for the steps after it, as on the Ray engine.
+    is told of each page whose outcome is about to be yielded; ``report("rendered", task)``
+    (from a capture thread) and ``report("segmenting", task)`` of each page's progress. Captures
+    that finished before
+    an earlier page's wait for it (at most ``2 * concurrency`` pages in all), so a slow page
+    holds up the segmentation of the later ones, not their rendering. Each page has one
+    deadline, for the capture and the steps after it.
     """
+    from collections import deque
     from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-    rendering: dict[Future[tuple[PageCapture | None, Exception | Deadline, float]],
-                    PageTask] = {}
+    order: deque[tuple[PageTask, Future[tuple[PageCapture | None, Exception | Deadline,
+                                               float]]]] = deque()
     executor = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="wps-render")
     try:
         while True:
-            while len(rendering) < concurrency and (task := next_task()) is not None:
-                rendering[executor.submit(_render_only, task, browser)] = task
-            if not rendering:
+            while (sum(1 for _, future in order if not future.done()) < concurrency
+                   and len(order) < 2 * concurrency and (task := next_task()) is not None):
+                order.append((task, executor.submit(_render_only, task, browser, report)))
+            if not order:
                 if not more():
                     return
                 time.sleep(0.2)
                 continue
-            finished, _ = wait(rendering, timeout=0.2, return_when=FIRST_COMPLETED)
-            for future in finished:
-                task = rendering.pop(future)
+            if not order[0][1].done():
+                wait([future for _, future in order if not future.done()], timeout=0.2,
+                     return_when=FIRST_COMPLETED)
+            if order[0][1].done():  # one page, then more renders start if slots are free
+                task, future = order.popleft()
                 capture, error, render_s = future.result()
+                if report is not None:
+                    report("segmenting", task)
                 outcome = _finish_rendered(task, capture, error, render_s)
                 restart_if_grown(browser, task.restart_above_mb)
                 if done is not None:
@@ -217,7 +237,8 @@ def run_pages(next_task: Callable[[], PageTask | None], more: Callable[[], bool]
         executor.shutdown(wait=False, cancel_futures=True)
 
 
-def _render_only(task: PageTask, browser: Browser
+def _render_only(task: PageTask, browser: Browser,
+                 report: Callable[[str, PageTask], None] | None = None
                  ) -> tuple[PageCapture | None, Exception | Deadline, float]:
     """The capture of a page and its deadline (the steps after it share it), or the error."""
     from ..deadline import Deadline
@@ -229,6 +250,9 @@ def _render_only(task: PageTask, browser: Browser
         return render_page(task, browser, deadline), deadline, time.perf_counter() - started
     except Exception as err:  # noqa: BLE001 - a failed page is a value
         return None, err, time.perf_counter() - started
+    finally:
+        if report is not None:
+            report("rendered", task)
 
 
 def _finish_rendered(task: PageTask, capture: PageCapture | None,
