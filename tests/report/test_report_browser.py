@@ -149,7 +149,7 @@ def test_forum_page_report(chromium, forum_folder):
 
 
 def test_page_text_that_is_markup_stays_text(chromium, batch_folder):
-    folder = next(path.parent for path in batch_folder.glob("*/capture")
+    folder = next(path.parent for path in batch_folder.glob("*/segments.jsonl")
                   if "hostile" in _lines(path.parent)[0]["url"])
     lines = _lines(folder)
     hostile = next(line for line in lines if "</script>" in line["text"])
