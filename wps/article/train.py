@@ -13,8 +13,14 @@ import random
 from pathlib import Path
 from typing import Any
 
-from ..benchmark.articles import (load_benchmark, read_html, score_predictions, shingles,
-                                  tokens, without_scripts)
+from ..benchmark.article_data import (
+    load_benchmark,
+    read_html,
+    score_predictions,
+    shingles,
+    tokens,
+    without_scripts,
+)
 from .blocks import FEATURES, PageRuns, block_features, extract_runs
 from .body import choose_blocks
 from .model import BlockModel
