@@ -88,7 +88,8 @@ def _finish(args: list[str], temp: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _wait_rendering(process: subprocess.Popen[str], temp: Path, count: int = 1) -> None:
-    """Wait until ``count`` browsers have their screenshot folder (a page is rendering)."""
+    """Wait until ``count`` browsers have their screenshot folder (a page is rendering; a batch
+    takes screenshots only with ``--images``)."""
     deadline = time.monotonic() + WAIT_S
     while len([n for n in _ours(temp) if n.startswith("wps-capture-")]) < count:
         if process.poll() is not None:
@@ -259,7 +260,7 @@ def test_batch_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
     temp, page = place
     listing, sources = _batch_list(tmp_path, page)
     out = tmp_path / "out"
-    args = ["batch", str(listing), "--out", str(out), "--no-progress"]
+    args = ["batch", str(listing), "--out", str(out), "--no-progress", "--images"]
     process = _start([*args, *SLOW_RENDER], temp)
     _wait_rendering(process, temp)
     process.kill()
@@ -285,8 +286,8 @@ def _two_workers_rendering(place, tmp_path):
     temp, page = place
     listing, _ = _batch_list(tmp_path, page)
     out = tmp_path / "out"
-    process = _start(["batch", str(listing), "--out", str(out), "--no-progress",
-                      "--workers", "2", *SLOW_RENDER], temp)
+    process = _start(["batch", str(listing), "--out", str(out), "--no-progress", "--images",
+                      "--workers", "2", "--pages-per-browser", "1", *SLOW_RENDER], temp)
     _wait_rendering(process, temp, count=2)
     return process, temp, out
 
