@@ -279,11 +279,21 @@ def segment_to_directory(
     ``main-text.json``; it replaces an older folder there.
     ``options.keep_only`` writes only the kept segments to ``segments.jsonl``.
     """
+    options = PipelineOptions.resolve(options, overrides).checked()
+    return segment_into(source, out_dir, options, browser)
+
+
+def segment_into(source: str | Path | PageCapture, out_dir: str | Path,
+                 options: PipelineOptions, browser: Browser | None = None,
+                 deadline: Deadline | None = None, *, capture_folder: bool = True,
+                 overlay: bool = True) -> PageResult:
+    """:func:`segment_to_directory` with ``options`` already checked (``wps batch`` checks them
+    once per run), within a given page ``deadline``, and ``capture/`` and ``overlay.png``
+    optional (a batch skips them unless asked)."""
     from .output import check_replaceable_output, write_page_outputs
 
-    options = PipelineOptions.resolve(options, overrides).checked()
     check_replaceable_output(out_dir)  # before, not after, the page is rendered
-    deadline = _deadline(source, options, browser)
+    deadline = deadline or _deadline(source, options, browser)
     result = _segment_within(source, options, browser, deadline)
     rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
     try:
@@ -291,16 +301,12 @@ def segment_to_directory(
             deadline.enter("output")
             write_page_outputs(
                 result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
-                main_text=result.main_text_report())
-    except BaseException:
+                main_text=result.main_text_report(), capture_folder=capture_folder,
+                overlay=overlay)
+    finally:
         if rendered_screenshot is not None and not isinstance(source, PageCapture):
             from .capture import discard_screenshot
 
-            discard_screenshot(rendered_screenshot)
-        raise
-    if rendered_screenshot is not None and not isinstance(source, PageCapture):
-        from .capture import discard_screenshot
-
-        discard_screenshot(rendered_screenshot)  # the saved copy replaces the temporary one
+            discard_screenshot(rendered_screenshot)  # the saved copy replaces the temporary one
     result.output_dir = Path(out_dir)
     return result

@@ -370,26 +370,10 @@ def segment_page(task: PageTask, source: str | PageCapture,
     same page deadline, then only the outputs the task asks for (``capture/`` and
     ``overlay.png`` are optional here; ``wps segment`` always writes them). ``task.pipeline``
     is already checked (once, by the driver)."""
-    from ..output import check_replaceable_output, write_page_outputs
-    from ..pipeline import _deadline, _segment_within
+    from ..pipeline import segment_into
 
-    options = task.pipeline
-    out_dir = Path(task.out_dir)
-    check_replaceable_output(out_dir)  # before, not after, the page is rendered
-    deadline = deadline or _deadline(source, options, browser)
-    result = _segment_within(source, options, browser, deadline)
-    rendered = result.capture.screenshot if result.capture.source == "browser" else None
-    try:
-        with deadline.enforced():
-            deadline.enter("output")
-            write_page_outputs(result.capture, result.segmentation, out_dir,
-                               keep_only=options.keep_only, main_text=result.main_text_report(),
-                               capture_folder=task.save_capture, overlay=task.overlay)
-    finally:
-        if rendered is not None and not isinstance(source, PageCapture):
-            discard_screenshot(rendered)  # the saved copy, if any, replaces the temporary one
-    result.output_dir = out_dir
-    return result
+    return segment_into(source, task.out_dir, task.pipeline, browser, deadline,
+                        capture_folder=task.save_capture, overlay=task.overlay)
 
 
 def render_page(task: PageTask, browser: Browser,
