@@ -6,6 +6,7 @@ segment the headings, the lines of a header or footer, "read more" rows, footnot
 
 from __future__ import annotations
 
+import pytest
 from test_posts import SENTENCES, render, run
 
 from wps.decide.lines import CHROME_NAMES, is_prose_line, prose_lines
@@ -20,13 +21,23 @@ def kept_text(result) -> str:
     return "\n".join(s.main_text for s in result.segmentation.segments if s.kept)
 
 
-def test_a_login_box_in_the_header_leaves_an_article_an_article(text_browser, tmp_path):
-    body = (f"<header id='top'><div class='account-dropdown'><form><input type='text'>"
-            f"<input type='password'><button>Sign in</button></form></div></header>"
-            f"<main><h1>Baking rye at home</h1><p>{ARTICLE}</p><p>{ARTICLE}</p></main>"
-            f"<div id='modalLogin' class='modal'><form><input type='email'>"
-            f"<input type='password'></form></div>")
-    result = run(render(text_browser, tmp_path, body))
+LOGIN_BOXES_OF_ARTICLES = {
+    "in the header and a modal": (
+        f"<header id='top'><div class='account-dropdown'><form><input type='text'>"
+        f"<input type='password'><button>Sign in</button></form></div></header>"
+        f"<main><h1>Baking rye at home</h1><p>{ARTICLE}</p><p>{ARTICLE}</p></main>"
+        f"<div id='modalLogin' class='modal'><form><input type='email'>"
+        f"<input type='password'></form></div>"),
+    "under the story, to comment": (
+        f"<main><h1>Baking rye at home</h1><p>{ARTICLE} {ARTICLE}</p><p>{ARTICLE}</p>"
+        f"<section id='respond'><p>Log in to comment.</p><form><input type='text'>"
+        f"<input type='password'><button>Log in</button></form></section></main>"),
+}
+
+
+@pytest.mark.parametrize("where", sorted(LOGIN_BOXES_OF_ARTICLES))
+def test_a_login_box_leaves_an_article_an_article(text_browser, tmp_path, where):
+    result = run(render(text_browser, tmp_path, LOGIN_BOXES_OF_ARTICLES[where]))
     assert result.verdict.is_article
     assert SENTENCES[0] in kept_text(result)
 
@@ -121,15 +132,6 @@ def test_an_article_among_bare_boxes_is_not_a_listing(text_browser, tmp_path):
     result = run(render(text_browser, tmp_path, body))
     assert SENTENCES[0] in kept_text(result)
     assert all(s.extra.get("kind") != "listing" for s in result.segmentation.segments)
-
-
-def test_an_article_above_a_comment_login_form_stays_an_article(text_browser, tmp_path):
-    body = (f"<main><h1>Baking rye at home</h1><p>{ARTICLE} {ARTICLE}</p><p>{ARTICLE}</p>"
-            f"<section id='respond'><p>Log in to comment.</p><form><input type='text'>"
-            f"<input type='password'><button>Log in</button></form></section></main>")
-    result = run(render(text_browser, tmp_path, body))
-    assert result.verdict.is_article
-    assert SENTENCES[0] in kept_text(result)
 
 
 def test_a_post_list_keeps_its_posts_and_loses_its_notices(text_browser, tmp_path):

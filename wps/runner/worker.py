@@ -136,14 +136,19 @@ def run_in_worker(task: PageTask) -> PageOutcome:
         _IN_PAGE = True
         return run_page(task)
     except Terminated:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the page has unwound: clean up and go
-        _close_browser()
-        remove_own_temporaries()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(TERMINATED_EXIT)
+        _exit_terminated()
     finally:
         _IN_PAGE = False
+
+
+def _exit_terminated() -> None:
+    """The page has unwound after SIGTERM: ignore another, clean up and end the worker."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _close_browser()
+    remove_own_temporaries()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(TERMINATED_EXIT)
 
 
 def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOutcome]:
@@ -171,12 +176,7 @@ def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOut
             outcomes.append(outcome)
         return outcomes
     except Terminated:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _close_browser()
-        remove_own_temporaries()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(TERMINATED_EXIT)
+        _exit_terminated()
     finally:
         _IN_PAGE = False
 
