@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -22,7 +23,12 @@ from wps.files import HOST_TAG
 pytestmark = pytest.mark.browser
 
 
+STALLED = threading.Event()
+"""Set once the stalled response has begun: Chromium is waiting on the rest of it."""
+
+
 def _stall(handler) -> None:
+    STALLED.set()
     handler.send_response(200)
     handler.send_header("Content-Type", "text/html")
     handler.end_headers()
@@ -39,6 +45,7 @@ def _own_screenshot_folders() -> set[Path]:
 
 
 def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
+    STALLED.clear()
     page_server.routes["/interrupt-stall"] = _stall
     url = page_server.url("/interrupt-stall")
     out = tmp_path / "capture"
@@ -52,7 +59,8 @@ def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _renderer_started(process.pid):
         time.sleep(0.2)
-    time.sleep(1.5)  # Chromium is up and waiting on the stalled response
+    assert STALLED.wait(60), "the page was never requested"
+    time.sleep(0.5)  # Chromium is up and waiting on the stalled response
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == INTERRUPTED_EXIT
