@@ -63,8 +63,7 @@ def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
     time.sleep(0.5)  # Chromium is up and waiting on the stalled response
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == INTERRUPTED_EXIT
-    assert stderr == "wps: interrupted\n"
+    assert (process.returncode, stderr) == (INTERRUPTED_EXIT, "wps: interrupted\n")
     assert not out.exists()
 
 

@@ -10,10 +10,14 @@ folders are removed and Chromium is closed on every exit a process can see.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import pkgutil
+import signal
 import sys
-from typing import NoReturn
+import threading
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 from ..errors import UsageError, WpsError
 from ..files import TERMINATED_EXIT, Terminated, sigterm_unwinds
@@ -66,8 +70,33 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    with sigterm_unwinds():
+    with sigterm_unwinds(), _sigint_noted():
         return _run(args)
+
+
+_SIGINT_SEEN = threading.Event()
+"""Set by Ctrl-C. A terminal's Ctrl-C also reaches Chromium and the Playwright driver, whose
+death can surface as a capture error before Python raises KeyboardInterrupt: an interrupted
+run still ends as interrupted (exit 130)."""
+
+
+@contextlib.contextmanager
+def _sigint_noted() -> Iterator[None]:
+    _SIGINT_SEEN.clear()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield  # not the main thread, or Ctrl-C ignored (a background job) or left to the OS
+        return
+
+    def noted(signum: int, frame: Any) -> None:
+        _SIGINT_SEEN.set()
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, noted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -79,6 +108,9 @@ def _run(args: argparse.Namespace) -> int:
         _discard_stdout()
         return 0
     except WpsError as err:
+        if _SIGINT_SEEN.is_set():
+            print("wps: interrupted", file=sys.stderr)
+            return INTERRUPTED_EXIT
         if args.debug:
             raise
         print(f"wps: error: {err}", file=sys.stderr)
