@@ -44,6 +44,14 @@ def _own_screenshot_folders() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob(pattern))
 
 
+def _as_from_a_terminal() -> None:
+    """The child starts with Ctrl-C delivered and handled by default, as a shell starts it: the
+    test process may have inherited or set another disposition (a library imported while tests
+    are collected), which the child would inherit and Python then leaves alone."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
     STALLED.clear()
     page_server.routes["/interrupt-stall"] = _stall
@@ -55,7 +63,7 @@ def test_ctrl_c_while_a_page_stalls_prints_one_line(page_server, tmp_path):
     # driver and Chromium too, which is what left unobserved failing futures behind.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONWARNINGS": "ignore"},
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_as_from_a_terminal)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _renderer_started(process.pid):
         time.sleep(0.2)
