@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import PageCapture
-from ..posts.records import class_words
+from ..posts.records import names_a_word
 from ..segmenters.geometry import reading_lines
 from ..text.sentences import sentence_share
 from .features import FIELD_LINE, HEADING_TAGS, SENTENCE_END, word_count
@@ -89,11 +89,7 @@ def named_chrome(capture: PageCapture) -> np.ndarray:
 @lru_cache(maxsize=4096)
 def _chrome_name(classes: str, element_id: str) -> bool:
     """Whether a class list or id names chrome (pages repeat theirs: cached)."""
-    for name in (*classes.split(), element_id):
-        if name and (name.lower().replace("-", "").replace("_", "") in CHROME_NAMES
-                     or any(word in CHROME_NAMES for word in class_words(name))):
-            return True
-    return False
+    return names_a_word(f"{classes} {element_id}", CHROME_NAMES)
 
 
 def chrome_lines(capture: PageCapture, node_ids: list[int], named: np.ndarray,

@@ -69,6 +69,8 @@ MIN_RECORD_WORDS = 3
 LIST_WORDS = frozenset({"list", "thread", "feed"})
 """A record word with one of these (``comment-list``, ``commentlist``), or in the plural
 (``comments``, ``reviews``), names a list of posts."""
+_GLUED_LIST_NAMES = frozenset(record + word for record in RECORD_WORDS for word in LIST_WORDS)
+"""``commentlist``, ``postthread``: a list name written as one word."""
 MAX_EMPTY_LIST_WORDS = 60
 """A list of posts with no post in it holds only its notices ("No reviews yet. Be the first to
 write one.") when it has this few words; more are posts the names did not reveal."""
@@ -205,8 +207,7 @@ def _is_post_list(classes: str, element_id: str) -> bool:
             stem = word[:-1] if word.endswith("s") else word
             if stem in RECORD_WORDS and (word != stem or following in LIST_WORDS):
                 return True
-            if word.startswith(RECORD_WORDS) and any(
-                    word == prefix + rest for prefix in RECORD_WORDS for rest in LIST_WORDS):
+            if word in _GLUED_LIST_NAMES:
                 return True
     return False
 
@@ -258,7 +259,14 @@ def _has_sentence(text: str) -> bool:
 
 
 def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
-    return any(word in words for name in attrs.get("class", "").split()
+    return names_a_word(attrs.get("class", ""), words)
+
+
+def names_a_word(names: str, words: frozenset[str]) -> bool:
+    """Whether one of the space-separated class names (or ids) in ``names`` is, or holds as a
+    word, one of ``words`` (``post-meta``, ``postMeta`` and ``postmeta`` all name ``meta`` or
+    ``postmeta``)."""
+    return any(word in words for name in names.split()
                for word in (*class_words(name), name.lower().replace("-", "").replace("_", "")))
 
 
