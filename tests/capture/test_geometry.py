@@ -126,7 +126,8 @@ def test_page_metadata_and_screenshot(geometry, page_server):
     assert "<nav>" in geometry.html and "hidden sibling" in geometry.html
     assert not geometry.screenshot_truncated and not geometry.scroll_truncated
     assert set(geometry.timings) == {
-        "navigate_s", "settle_s", "scroll_s", "dom_s", "screenshot_s", "total_s"}
+        "navigate_s", "settle_s", "scroll_s", "scroll_skipped", "dom_s", "screenshot_s",
+        "total_s"}  # a script-free page: nothing on it reacts to scrolling
     with Image.open(geometry.screenshot) as image:
         assert image.size == (1366, 768)
         assert image.convert("RGB").getpixel((100, 100)) == (255, 0, 0)  # inside #first

@@ -70,8 +70,7 @@ def test_script_redirect_after_load_captures_the_target(page_server, browser, qu
     url = page_server.add_html(
         "/redirect-by-script", "<!doctype html><p>leaving</p><script>addEventListener('load', "
         "() => setTimeout(() => { location.href = '/redirect-target'; }, 30));</script>")
-    capture = browser.capture(url, quick(scroll_max_steps=5, scroll_pause_s=0.1,
-                                         screenshot=False))
+    capture = browser.capture(url, quick(settle_s=0.3, screenshot=False))  # leaves meanwhile
     assert capture.url == url and capture.final_url == target
     assert [node.text for node in capture.nodes if node.is_text] == ["arrived"]
 
@@ -98,6 +97,34 @@ def test_lazy_content_loads_during_the_scroll_pass(page_server, browser, quick):
     texts = [node.text for node in capture.nodes if node.is_text]
     assert texts == ["first", "lazy 1", "lazy 2", "lazy 3"]
     assert capture.height == 4 * 1500 + 10 and not capture.scroll_truncated
+
+
+SCROLL_REVEAL_PAGE = """<!doctype html><body style="margin:0">
+<div style="height:3000px">first</div><div id="late" style="display:none">revealed</div>
+<script>
+  const reveal = () => { if (scrollY > 1000) document.getElementById("late").style.display = ""; };
+  HOOK
+</script></body>"""
+
+
+@pytest.mark.parametrize("hook", ["addEventListener('scroll', reveal, {passive: true});",
+                                  "window.onscroll = reveal;"])
+def test_a_page_listening_for_scrolls_is_scrolled(page_server, browser, quick, hook):
+    url = page_server.add_html("/reveal", SCROLL_REVEAL_PAGE.replace("HOOK", hook))
+    capture = browser.capture(url, quick(scroll_max_steps=10, screenshot=False))
+    assert "revealed" in [node.text for node in capture.nodes if node.is_text]
+    assert "scroll_skipped" not in capture.timings
+
+
+def test_a_page_that_cannot_react_is_not_scrolled(page_server, browser, quick):
+    url = page_server.add_html("/still", SCROLL_REVEAL_PAGE.replace("HOOK", "").replace(
+        "<script>", "<script>document.title = 'no listener';"))
+    skipped = browser.capture(url, quick(scroll_max_steps=10, screenshot=False))
+    assert skipped.timings["scroll_skipped"] == 1
+    forced = browser.capture(url, quick(scroll_max_steps=10, screenshot=False,
+                                        scroll_always=True))
+    assert "scroll_skipped" not in forced.timings
+    assert skipped.nodes == forced.nodes  # nothing on it reacts, so nothing differs
 
 
 def test_infinite_scroll_stops_at_the_step_bound(page_server, browser, quick):

@@ -50,7 +50,13 @@ from .screenshots import (  # discard_screenshot: kept importable from here
     detach_screenshot,
     discard_screenshot,  # noqa: F401
 )
-from .scroll import expand_scroll_container, lazy_scroll, unreached_scroll_content
+from .scroll import (
+    SCROLL_WATCH_JS,
+    expand_scroll_container,
+    lazy_scroll,
+    reacts_to_scrolling,
+    unreached_scroll_content,
+)
 from .sources import PageSource, check_body, page_id_for, resolve_source
 
 LAUNCH_ARGS = (
@@ -64,7 +70,7 @@ _GRACE_S = 2.0  # time past --timeout for closing the context cleanly
 MAX_SELF_NAVIGATIONS = 2
 _NAVIGATED_MARKERS = (
     "Execution context was destroyed", "Cannot find context with specified id",
-    "because of a navigation",
+    "because of a navigation", "the page is navigating and changing the content",
 )
 
 PageHook = Callable[[Any], Awaitable[None]]
@@ -108,6 +114,9 @@ class Browser:
         self._memory_killed_at = 0.0
         self._memory_killed_held = 0
         """``time.monotonic()`` of the last renderer kill for memory (concurrent pages)."""
+        self._usage: tuple[float, dict[int, int]] = (-1.0, {})
+        """The last scan of the renderers' memory and when it was taken: the watchers of the
+        pages in flight share it instead of each scanning ``/proc``."""
         self.pages_since_start = 0
         self.launches = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -160,6 +169,7 @@ class Browser:
             raise CaptureError(f"{executable}: Chromium failed to start ({first_line})") from None
         version = self._browser.version
         self._browser_pid = find_browser_pid(self._token)
+        self._usage = (-1.0, {})  # the last browser's renderers are not this one's
         self._user_agent = (
             "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
             f"Chrome/{version} Safari/537.36"
@@ -414,6 +424,7 @@ class Browser:
                 accept_downloads=False,
                 proxy={"server": proxy_url, "bypass": ""},
             )
+            await context.add_init_script(SCROLL_WATCH_JS)
             page = await context.new_page()
             await context.route("**/*", _policy_route(policy, page))
             screenshot = self._new_screenshot_path() if options.screenshot else None
@@ -452,7 +463,10 @@ class Browser:
             return
         while True:
             await asyncio.sleep(_MEMORY_POLL_S)
-            usage = renderer_memory(self._browser_pid)
+            taken, usage = self._usage
+            if time.monotonic() - taken >= _MEMORY_POLL_S / 2:
+                usage = renderer_memory(self._browser_pid)
+                self._usage = (time.monotonic(), usage)
             if self.concurrency > 1:
                 over = [pid for pid, held in usage.items() if held > limit_bytes]
                 if over:
@@ -680,7 +694,11 @@ async def _prepare_and_walk_once(
 
     mark = time.perf_counter()
     scroll_seconds = min(options.scroll_max_seconds, max(0.0, deadline - time.perf_counter() - 1))
-    scroll_truncated = await lazy_scroll(page, options, scroll_seconds)
+    if options.scroll_always or await reacts_to_scrolling(page):
+        scroll_truncated = await lazy_scroll(page, options, scroll_seconds)
+    else:
+        scroll_truncated = False
+        timings["scroll_skipped"] = 1.0
     if await expand_scroll_container(page):
         timings["scroll_container_expanded"] = 1.0
     timings["scroll_s"] = time.perf_counter() - mark

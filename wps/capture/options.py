@@ -34,6 +34,8 @@ class CaptureOptions:
     scroll_max_steps: int = 30
     scroll_max_seconds: float = 5.0
     scroll_pause_s: float = 0.15
+    scroll_always: bool = False
+    """Scroll every page, also those that show no way to react to it (see ``wps.capture.scroll``)."""
     screenshot: bool = True
     user_agent: str | None = None
     """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""

@@ -73,16 +73,21 @@ def _has_children_files(pid: int) -> bool:
 
 
 def _direct_children(pid: int) -> list[int]:
+    # Plain os calls, not pathlib: the memory watcher runs this for every thread of the browser
+    # several times a second, and pathlib's overhead was most of its cost.
     found: list[int] = []
     try:
-        tasks = list((PROC / str(pid) / "task").iterdir())
+        tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return found
     for task in tasks:
         try:
-            found.extend(int(child) for child in (task / "children").read_text().split())
-        except (OSError, ValueError):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as file:
+                listed = file.read()
+        except OSError:
             continue
+        if listed:
+            found.extend(int(child) for child in listed.split())
     return found
 
 
@@ -101,13 +106,13 @@ def renderer_memory(browser_pid: int) -> dict[int, int]:
         if not _is_renderer(pid):
             continue
         try:
-            status = (PROC / str(pid) / "status").read_text()
+            with open(f"/proc/{pid}/status", "rb") as file:
+                status = file.read()
         except OSError:
             continue
-        for line in status.splitlines():
-            if line.startswith("RssAnon:"):
-                usage[pid] = int(line.split()[1]) * 1024
-                break
+        start = status.find(b"RssAnon:")
+        if start >= 0:
+            usage[pid] = int(status[start + 8:status.index(b"kB", start)]) * 1024
     return usage
 
 

@@ -4,6 +4,13 @@ One ``evaluate`` runs the whole loop in the page (no round trip per step); it st
 bottom is reached and the height stayed the same twice, or at the step or time bound. Native lazy
 images (``loading=lazy``) are switched to eager first.
 
+The pass is skipped on pages that cannot react to it: no intersection observer built, no
+``scroll``/``wheel``/``touchmove`` listener added (both counted by :data:`SCROLL_WATCH_JS`, which
+runs before the page's own scripts), no ``onscroll`` handler, no native lazy image or frame, and
+no child frame. Scrolling such a page changes nothing the capture reads, and the pass was the
+largest single share of a saved page's rendering time. Missed: listeners added after the settle
+time and CSS scroll-driven animations (``CaptureOptions.scroll_always`` scrolls every page).
+
 Pages whose document does not scroll but one large element does (``html, body {height: 100%;
 overflow: hidden}`` around an ``overflow: auto`` app shell) are scrolled through that element,
 then :func:`expand_scroll_container` lets it grow to its content (overflow visible, height auto on
@@ -43,6 +50,36 @@ _FIND_CONTAINER_JS = """() => {
   if (!best && body && body.scrollHeight > body.clientHeight + 1
       && /^(auto|scroll|overlay)$/.test(getComputedStyle(body).overflowY)) best = body;
   return best;
+}"""
+
+SCROLL_WATCH_JS = """(() => {
+  if (window.__wpsScrollWatch) return;
+  const seen = {observers: 0, listeners: 0};
+  Object.defineProperty(window, "__wpsScrollWatch", {value: seen});
+  const Observer = window.IntersectionObserver;
+  if (Observer) {
+    window.IntersectionObserver = new Proxy(Observer, {
+      construct(target, args, newTarget) {
+        seen.observers += 1;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+  }
+  const kinds = new Set(["scroll", "scrollend", "wheel", "touchmove"]);
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    if (kinds.has(type)) seen.listeners += 1;
+    return add.call(this, type, ...rest);
+  };
+})()"""
+"""Installed in every frame before the page's scripts: counts what could react to scrolling."""
+
+_REACTS_JS = """() => {
+  const seen = window.__wpsScrollWatch;
+  return !seen || seen.observers > 0 || seen.listeners > 0
+    || window.onscroll !== null || window.onwheel !== null || document.onscroll !== null
+    || window.frames.length > 0
+    || document.querySelector("[onscroll], [onwheel], img[loading=lazy], iframe[loading=lazy]") !== null;
 }"""
 
 _SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
@@ -86,6 +123,12 @@ _EXPAND_JS = """() => {
 }""".replace("FIND_CONTAINER", _FIND_CONTAINER_JS)
 
 _NEXT_FRAME_JS = "new Promise((resolve) => requestAnimationFrame(() => resolve(true)))"
+
+
+async def reacts_to_scrolling(page: Any) -> bool:
+    """Could scrolling change what ``page`` shows? (True where :data:`SCROLL_WATCH_JS` did not
+    run, say in a page that replaced its own document.)"""
+    return bool(await page.evaluate(_REACTS_JS))
 
 
 async def lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> bool:

@@ -36,6 +36,9 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
                        help="lazy-loading scroll steps (0 disables)")
     group.add_argument("--scroll-seconds", type=float, default=5.0,
                        help="time bound of the scroll pass")
+    group.add_argument("--scroll-always", action="store_true",
+                       help="scroll every page (default: not pages with no intersection "
+                       "observer, scroll listener, lazy image or frame, which it cannot change)")
     group.add_argument("--no-screenshot", action="store_true", help="skip the screenshot")
     group.add_argument("--strict-load", action="store_true",
                        help="a page that never finishes loading is a timeout error (default: "
@@ -75,6 +78,7 @@ def options_from_args(args: argparse.Namespace):  # -> CaptureOptions (import ke
         settle_s=args.settle,
         scroll_max_steps=args.scroll_steps,
         scroll_max_seconds=args.scroll_seconds,
+        scroll_always=args.scroll_always,
         screenshot=not args.no_screenshot,
         user_agent=args.user_agent,
         chromium_path=args.chromium,
