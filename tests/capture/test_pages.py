@@ -127,6 +127,20 @@ def test_a_page_that_cannot_react_is_not_scrolled(page_server, browser, quick):
     assert skipped.nodes == forced.nodes  # nothing on it reacts, so nothing differs
 
 
+def test_a_frame_that_reacts_to_scrolling_gets_the_page_scrolled(page_server, browser, quick):
+    page_server.add_html("/watching-frame", """<!doctype html><body><p id="p">waiting</p><script>
+      new IntersectionObserver((entries) => {
+        if (entries[0].isIntersecting) document.getElementById("p").textContent = "seen";
+      }).observe(document.getElementById("p"));
+    </script></body>""")
+    url = page_server.add_html("/frame-below", """<!doctype html><body style="margin:0">
+      <div style="height:3000px">top</div><iframe src="/watching-frame"></iframe></body>""")
+    capture = browser.capture(url, quick(scroll_max_steps=10, screenshot=False))
+    texts = [node.text for node in capture.nodes if node.is_text]
+    assert "seen" in texts and "waiting" not in texts
+    assert "scroll_skipped" not in capture.timings
+
+
 def test_infinite_scroll_stops_at_the_step_bound(page_server, browser, quick):
     url = page_server.add_html("/infinite", LAZY_PAGE.replace("LIMIT", "1e9"))
     capture = browser.capture(url, quick(scroll_max_steps=4, screenshot=False))

@@ -6,8 +6,8 @@ images (``loading=lazy``) are switched to eager first.
 
 The pass is skipped on pages that cannot react to it: no intersection observer built, no
 ``scroll``/``wheel``/``touchmove`` listener added (both counted by :data:`SCROLL_WATCH_JS`, which
-runs before the page's own scripts), no ``onscroll`` handler, no native lazy image or frame, and
-no child frame. Scrolling such a page changes nothing the capture reads, and the pass was the
+runs before the page's own scripts), no ``onscroll`` handler and no native lazy image or frame, in
+the page and in each of its frames. Scrolling such a page changes nothing the capture reads, and the pass was the
 largest single share of a saved page's rendering time. Missed: listeners added after the settle
 time and CSS scroll-driven animations (``CaptureOptions.scroll_always`` scrolls every page).
 
@@ -22,6 +22,7 @@ container is made ``absolute`` for the same reason.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from .options import CaptureOptions
@@ -78,7 +79,6 @@ _REACTS_JS = """() => {
   const seen = window.__wpsScrollWatch;
   return !seen || seen.observers > 0 || seen.listeners > 0
     || window.onscroll !== null || window.onwheel !== null || document.onscroll !== null
-    || window.frames.length > 0
     || document.querySelector("[onscroll], [onwheel], img[loading=lazy], iframe[loading=lazy]") !== null;
 }"""
 
@@ -125,10 +125,30 @@ _EXPAND_JS = """() => {
 _NEXT_FRAME_JS = "new Promise((resolve) => requestAnimationFrame(() => resolve(true)))"
 
 
+MAX_CHECKED_FRAMES = 20
+"""A page with more frames than this is scrolled without checking them all."""
+FRAME_CHECK_S = 0.5
+"""A frame that does not answer within this time (a script keeps it busy) counts as reacting."""
+
+
 async def reacts_to_scrolling(page: Any) -> bool:
-    """Could scrolling change what ``page`` shows? (True where :data:`SCROLL_WATCH_JS` did not
-    run, say in a page that replaced its own document.)"""
-    return bool(await page.evaluate(_REACTS_JS))
+    """Could scrolling change what ``page`` or one of its frames shows? (True in a document where
+    :data:`SCROLL_WATCH_JS` did not run, or that could not be asked.)"""
+    from playwright.async_api import Error
+
+    frames = page.frames
+    if len(frames) > MAX_CHECKED_FRAMES:
+        return True
+    for frame in frames:  # the main frame first; blocked frames hold Chromium's error page
+        if frame.is_detached():
+            continue
+        try:
+            if await asyncio.wait_for(frame.evaluate(_REACTS_JS), FRAME_CHECK_S):
+                return True
+        except (Error, asyncio.TimeoutError, TimeoutError):  # a busy frame: scroll to be sure
+            if not frame.is_detached():
+                return True
+    return False
 
 
 async def lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> bool:
