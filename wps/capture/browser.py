@@ -51,13 +51,13 @@ from .screenshots import (  # discard_screenshot: kept importable from here
     discard_screenshot,  # noqa: F401
 )
 from .scroll import (
-    SCROLL_WATCH_JS,
     expand_scroll_container,
     lazy_scroll,
     reacts_to_scrolling,
     unreached_scroll_content,
 )
 from .sources import PageSource, check_body, page_id_for, resolve_source
+from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, open_tab, park, tab_key
 
 LAUNCH_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -65,7 +65,6 @@ LAUNCH_ARGS = (
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",  # no UDP around the proxy
 )
 _MEMORY_POLL_S = 0.25
-_CLOSE_TIMEOUT_S = 5.0
 _GRACE_S = 2.0  # time past --timeout for closing the context cleanly
 MAX_SELF_NAVIGATIONS = 2
 _NAVIGATED_MARKERS = (
@@ -78,7 +77,8 @@ Result = TypeVar("Result")
 
 
 class Browser:
-    """One Chromium process reused across pages; a fresh context per page.
+    """One Chromium process reused across pages; a fresh context per web page, reused tabs for
+    local pages (:mod:`wps.capture.tabs`).
 
     Use as a context manager. ``restart_every`` restarts Chromium after that many pages (bounds
     memory growth in long batches). ``page_hook`` is awaited with each Playwright page right after
@@ -114,6 +114,8 @@ class Browser:
         self._memory_killed_at = 0.0
         self._memory_killed_held = 0
         """``time.monotonic()`` of the last renderer kill for memory (concurrent pages)."""
+        self._idle_tabs: list[Tab] = []
+        """Parked tabs of local pages, ready for the next file (see :mod:`wps.capture.tabs`)."""
         self._usage: tuple[float, dict[int, int]] = (-1.0, {})
         """The last scan of the renderers' memory and when it was taken: the watchers of the
         pages in flight share it instead of each scanning ``/proc``."""
@@ -157,6 +159,7 @@ class Browser:
     async def _launch(self, executable: str) -> None:
         from playwright.async_api import Error, async_playwright
 
+        await self._drop_idle_tabs()  # of a browser that died under them
         if self._playwright is None:
             self._playwright = await async_playwright().start()
         try:
@@ -201,10 +204,16 @@ class Browser:
         if self._loop is not None and self._browser is not None:
             self._run(self._close_browser())
 
+    async def _drop_idle_tabs(self) -> None:
+        tabs, self._idle_tabs = self._idle_tabs, []
+        for tab in tabs:
+            await close_tab(tab)
+
     async def _close_browser(self) -> None:
+        await self._drop_idle_tabs()
         browser, self._browser = self._browser, None
         try:
-            await asyncio.wait_for(browser.close(), _CLOSE_TIMEOUT_S)
+            await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
         except Exception:  # a crashed or hung browser: the driver reaps the process
             pass
 
@@ -289,7 +298,7 @@ class Browser:
             self._interrupted = self._interrupted or isinstance(error, KeyboardInterrupt)
             if not future.done():
                 future.cancel()  # cancels the task on the loop
-                ended.wait(_CLOSE_TIMEOUT_S + _GRACE_S)
+                ended.wait(CLOSE_TIMEOUT_S + _GRACE_S)
             raise
 
     def _report_loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -404,53 +413,49 @@ class Browser:
                        page_deadline: Deadline) -> PageCapture:
         from playwright.async_api import Error
 
-        from .egress import EgressProxy
-
         started = time.perf_counter()
         deadline = started + page_deadline.remaining()
         policy = RequestPolicy.for_source(source, same_origin=options.same_origin,
                                           frames=options.frames)
-        # Every request leaves through the proxy, which refuses internal addresses (and, for a
-        # local page, everything): Chromium then resolves no names and opens no sockets itself.
-        proxy = EgressProxy(allow_private=options.allow_private, refuse_all=source.is_file)
-        proxy_url = await proxy.start()
-        context = None
+        user_agent = options.user_agent or self._user_agent
+        key = tab_key(options, user_agent, source.is_file)
+        tab = next((tab for tab in self._idle_tabs if tab.key == key), None) if key else None
+        kept = False
         try:
-            context = await self._browser.new_context(
-                viewport={"width": options.viewport_width, "height": options.viewport_height},
-                device_scale_factor=1,
-                service_workers="block",
-                user_agent=options.user_agent or self._user_agent,
-                accept_downloads=False,
-                proxy={"server": proxy_url, "bypass": ""},
-            )
-            await context.add_init_script(SCROLL_WATCH_JS)
-            page = await context.new_page()
-            await context.route("**/*", _policy_route(policy, page))
+            if tab is not None:
+                self._idle_tabs.remove(tab)
+                tab.policy = policy
+            else:
+                tab = await open_tab(self._browser, options, user_agent, policy,
+                                     is_file=source.is_file)
+            tab.pages += 1
             screenshot = self._new_screenshot_path() if options.screenshot else None
-            work = _render(page, source, options, policy, deadline, started, self.page_hook,
+            work = _render(tab.page, source, options, policy, deadline, started, self.page_hook,
                            screenshot)
             watcher = asyncio.ensure_future(self._watch_memory(options.max_renderer_mb << 20))
             try:
-                return await _until_crash(page, self._browser, work)
+                capture = await _until_crash(tab.page, self._browser, work)
             finally:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
+            kept = await park(tab)
+            return capture
         except Error as err:
-            refused = [item for item in proxy.blocked if _same_host(item.target, source.url)]
+            blocked = tab.proxy.blocked if tab is not None else []
+            refused = [item for item in blocked if _same_host(item.target, source.url)]
             if refused:
                 raise BlockedTargetError(f"{source.url}: {refused[0].reason}") from None
-            unreachable = [item for item in proxy.failed if _same_host(item.target, source.url)]
+            failed = tab.proxy.failed if tab is not None else []
+            unreachable = [item for item in failed if _same_host(item.target, source.url)]
             if unreachable:  # an https page: the browser only saw a failed tunnel
                 raise NetworkError(f"{source.url}: {unreachable[0].reason}") from None
             raise translate_error(source.url, err, page_deadline) from None
         finally:
-            try:
-                if context is not None:
-                    await asyncio.wait_for(context.close(), _CLOSE_TIMEOUT_S)
-            except Exception:  # a dead context is gone anyway
-                pass
-            await proxy.close()
+            if tab is not None:
+                if kept:
+                    self._idle_tabs.append(tab)
+                else:
+                    await close_tab(tab)
 
     async def _watch_memory(self, limit_bytes: int) -> None:
         """Stop the page's renderers when they hold more than ``limit_bytes`` together; the
@@ -506,13 +511,17 @@ async def _until_crash(page: Any, browser: Any, work: Awaitable[PageCapture]) ->
     def on_disconnect(_browser: Any) -> None:
         mark("browser disconnected")
 
-    page.on("crash", lambda _page: mark("page crashed"))
+    def on_crash(_page: Any) -> None:
+        mark("page crashed")
+
+    page.on("crash", on_crash)
     browser.on("disconnected", on_disconnect)
     task = asyncio.ensure_future(work)
     try:
         await asyncio.wait({task, died}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         browser.remove_listener("disconnected", on_disconnect)
+        page.remove_listener("crash", on_crash)  # a local page's tab renders the next one too
         if not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
@@ -523,31 +532,6 @@ async def _until_crash(page: Any, browser: Any, work: Awaitable[PageCapture]) ->
     if died.done():
         raise RendererCrash(died.result())
     return task.result()
-
-
-def _policy_route(policy: RequestPolicy, page: Any) -> Callable[[Any], Awaitable[None]]:
-    """The route handler that lets through what ``policy`` allows and aborts the rest."""
-    from playwright.async_api import Error
-
-    async def decide(route: Any) -> None:
-        request = route.request
-        try:
-            frame = request.frame
-            is_main_frame = frame.parent_frame is None
-        except Error:  # no frame (a worker's request): judged as a subresource
-            is_main_frame = False
-        allowed = policy.allow_request(
-            request.url, is_document=request.is_navigation_request(),
-            is_main_frame=is_main_frame, main_url=page.main_frame.url)
-        try:
-            if allowed:
-                await route.continue_()
-            else:
-                await route.abort("blockedbyclient")
-        except Error:  # the page or context closed meanwhile
-            pass
-
-    return decide
 
 
 def _same_host(target: str, url: str) -> bool:

@@ -1,0 +1,61 @@
+"""Local pages share tabs (one renderer process for many files), never state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from wps.capture import Browser
+from wps.capture.tabs import PAGES_PER_TAB
+
+WRITER = """<!doctype html><p>writer</p><script>
+  localStorage.setItem("x", "left by the writer");
+  sessionStorage.setItem("y", "left by the writer");
+  window.name = "left by the writer";
+  history.pushState({}, "", "#pushed");
+</script>"""
+
+READER = """<!doctype html><p id="out">pending</p><script>
+  document.getElementById("out").textContent = JSON.stringify(
+    [localStorage.getItem("x"), sessionStorage.getItem("y"), window.name, history.length]);
+</script>"""
+
+
+@pytest.fixture
+def local_browser(quick):
+    with Browser(quick()) as browser:
+        yield browser
+
+
+def test_a_local_page_sees_nothing_of_the_one_before(local_browser, quick, tmp_path):
+    (tmp_path / "writer.html").write_text(WRITER)
+    (tmp_path / "reader.html").write_text(READER)
+    local_browser.capture(tmp_path / "writer.html", quick(screenshot=False))
+    capture = local_browser.capture(tmp_path / "reader.html", quick(screenshot=False))
+    [tab] = local_browser._idle_tabs
+    assert tab.pages == 2  # the reader ran in the writer's tab
+    seen = json.loads(next(node.text for node in capture.nodes if node.text.startswith("[")))
+    assert seen == [None, None, "", 2]  # history: the blank page between the two, then this one
+
+
+def test_a_web_page_gets_a_tab_of_its_own(local_browser, quick, page_server, tmp_path):
+    (tmp_path / "page.html").write_text("<!doctype html><p>local</p>")
+    local_browser.capture(tmp_path / "page.html", quick(screenshot=False))
+    url = page_server.add_html("/web", "<!doctype html><p>web</p>")
+    local_browser.capture(url, quick(screenshot=False))
+    assert [tab.pages for tab in local_browser._idle_tabs] == [1]  # only the local one parked
+
+
+def test_a_tab_is_closed_after_its_pages_or_a_failure(local_browser, quick, tmp_path):
+    (tmp_path / "page.html").write_text("<!doctype html><p>local</p>")
+    (tmp_path / "busy.html").write_text("<!doctype html><p>busy</p><script>"
+                                        "addEventListener('load', () => { for (;;) {} });</script>")
+    for _ in range(PAGES_PER_TAB + 1):
+        local_browser.capture(tmp_path / "page.html", quick(screenshot=False))
+    assert [tab.pages for tab in local_browser._idle_tabs] == [1]  # a new one after 20
+    with pytest.raises(Exception):
+        local_browser.capture(tmp_path / "busy.html", quick(screenshot=False, timeout_s=2))
+    assert local_browser._idle_tabs == []
+    capture = local_browser.capture(tmp_path / "page.html", quick(screenshot=False))
+    assert [node.text for node in capture.nodes if node.is_text] == ["local"]
