@@ -47,10 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="local: process pool on this machine; ray: renderer actors and "
                         "CPU tasks on Ray (pip install 'wps[ray]')")
     engine.add_argument("--workers", type=int, default=1,
-                        help="local engine: worker processes (one Chromium each)")
+                        help="local engine: worker processes (one Chromium each; for local "
+                        "files about two per core with --pages-per-browser 1 is fastest)")
     engine.add_argument("--pages-per-browser", type=int, default=2,
-                        help="pages each Chromium renders at once, each in its own browser "
-                        "context, while the rendered ones are segmented (default: %(default)s)")
+                        help="pages each Chromium renders at once, each in its own tab, while "
+                        "the rendered ones are segmented (default: %(default)s)")
     engine.add_argument("--restart-every", type=int, default=50,
                         help="restart each Chromium after this many pages")
     engine.add_argument("--restart-above-mb", type=int, default=1024,
