@@ -1,10 +1,10 @@
 """Render pages in the distribution's Chromium with Playwright and capture them as PageCaptures.
 
 One :class:`Browser` keeps one Chromium process, so batch runs and tests pay the launch once; it
-opens a fresh context per web page and reuses tabs for local pages (:mod:`wps.capture.tabs`). Playwright's async API runs on a private event loop behind a
-synchronous interface: that gives a hard wall-clock limit per page (``asyncio.wait_for``), which
-the sync API cannot enforce while a page's script blocks. A crashed browser or renderer is
-restarted and the page retried once.
+opens a fresh context per web page and reuses tabs for local pages (:mod:`wps.capture.tabs`).
+Playwright's async API runs on a private event loop behind a synchronous interface: that gives a
+hard wall-clock limit per page (``asyncio.wait_for``), which the sync API cannot enforce while a
+page's script blocks. A crashed browser or renderer is restarted and the page retried once.
 
 With ``concurrency`` above 1 the loop runs in a thread of its own and :meth:`Browser.capture`
 may be called from that many threads at once: the pages render side by side in one Chromium,

@@ -7,9 +7,10 @@ images (``loading=lazy``) are switched to eager first.
 The pass is skipped on pages that cannot react to it: no intersection observer built, no
 ``scroll``/``wheel``/``touchmove`` listener added (both counted by :data:`SCROLL_WATCH_JS`, which
 runs before the page's own scripts), no ``onscroll`` handler and no native lazy image or frame, in
-the page and in each of its frames. Scrolling such a page changes nothing the capture reads, and the pass was the
-largest single share of a saved page's rendering time. Missed: listeners added after the settle
-time and CSS scroll-driven animations (``CaptureOptions.scroll_always`` scrolls every page).
+the page and in each of its frames. Scrolling such a page changes nothing the capture reads, and the
+pass was the largest single share of a saved page's rendering time. Missed: listeners added after
+the settle time and CSS scroll-driven animations (``CaptureOptions.scroll_always`` scrolls every
+page).
 
 Pages whose document does not scroll but one large element does (``html, body {height: 100%;
 overflow: hidden}`` around an ``overflow: auto`` app shell) are scrolled through that element,
@@ -79,7 +80,8 @@ _REACTS_JS = """() => {
   const seen = window.__wpsScrollWatch;
   return !seen || seen.observers > 0 || seen.listeners > 0
     || window.onscroll !== null || window.onwheel !== null || document.onscroll !== null
-    || document.querySelector("[onscroll], [onwheel], img[loading=lazy], iframe[loading=lazy]") !== null;
+    || document.querySelector(
+      "[onscroll], [onwheel], img[loading=lazy], iframe[loading=lazy]") !== null;
 }"""
 
 _SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {

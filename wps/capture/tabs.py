@@ -1,13 +1,14 @@
 """Tabs: a browser context with its one page, its egress proxy and the request policy in force.
 
 Local pages reuse tabs: between two files the page goes to ``about:blank`` and the storage a file
-can write (local and session storage, IndexedDB, cookies, ``window.name``, history) is cleared,
-so no page sees another's state (its history holds one ``about:blank`` entry before it); after :data:`PAGES_PER_TAB` pages, or after any failure, the
-tab is closed. Navigating an open page to the next file keeps its renderer process, and starting
-a renderer cost more CPU than rendering the page itself: on the article benchmark's pages, a
-fresh context per page took 2.2 CPU seconds a page, the same navigations in one page 0.8
-(``scripts/bench_batch.py``). Web pages get a fresh tab each: a site's cookies and cache must
-never meet another site's, and their navigations change renderer process anyway.
+can write (local and session storage, IndexedDB, cookies, ``window.name``, history) is cleared, so
+no page sees another's state (its history holds one ``about:blank`` entry before it); after
+:data:`PAGES_PER_TAB` pages, or after any failure, the tab is closed. Navigating an open page to the
+next file keeps its renderer process, and starting a renderer cost more CPU than rendering the page
+itself: on the article benchmark's pages, a fresh context per page took 2.2 CPU seconds a page, the
+same navigations in one page 0.8 (30 pages, Playwright alone, Chromium's CPU from /proc). Web pages
+get a fresh tab each: a site's cookies and cache must never meet another site's, and their
+navigations change renderer process anyway.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scroll-seconds", type=float, default=5.0,
                        help="time bound of the scroll pass")
     group.add_argument("--scroll-always", action="store_true",
-                       help="scroll every page (default: not pages with no intersection "
-                       "observer, scroll listener, lazy image or frame, which it cannot change)")
+                       help="scroll every page (default: skip pages where no script watches "
+                       "scrolling and nothing loads lazily, in any frame: it cannot change them)")
     group.add_argument("--no-screenshot", action="store_true", help="skip the screenshot")
     group.add_argument("--strict-load", action="store_true",
                        help="a page that never finishes loading is a timeout error (default: "
