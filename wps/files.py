@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from .errors import InputFileError, OutputError, UsageError
-from .jsonsafe import jsonl_record
+from .jsonsafe import jsonl_record, load_nested
 
 __all__ = ["atomic_file", "staging_directory", "write_text_atomic", "write_jsonl", "read_text",
            "iter_jsonl", "prepare_output_file", "prepare_output_folder", "check_output_folder",
@@ -388,6 +388,18 @@ def _remove_own(path: Path) -> None:
             path.unlink(missing_ok=True)
     except OSError:
         pass
+
+
+def read_json(path: Path, what: str, *, missing: str) -> Any:
+    """The JSON value of the UTF-8 file ``path``. A missing file is an :class:`InputFileError`
+    saying ``missing`` (what the folder then is not); unreadable bytes, text that is not UTF-8,
+    bad JSON and deep nesting are one naming the file and ``what`` it should have been."""
+    try:
+        return load_nested(path.read_text(encoding="utf-8"), str(path), json.loads)
+    except FileNotFoundError:
+        raise InputFileError(missing) from None
+    except (OSError, ValueError) as err:  # ValueError: not UTF-8 or not JSON
+        raise InputFileError(f"{path}: unreadable {what} ({err})") from None
 
 
 def read_text(path: str | Path, what: str) -> str:

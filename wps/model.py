@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import InputFileError
-from .files import staging_directory
-from .jsonsafe import load_nested
+from .files import read_json, staging_directory
 
 Box = tuple[float, float, float, float]
 """``(left, top, right, bottom)`` in page pixels, y down."""
@@ -207,12 +206,8 @@ class PageCapture:
         """Read a capture written by :meth:`save`."""
         directory = Path(directory)
         path = directory / "capture.json"
-        try:
-            meta = load_nested(path.read_text(encoding="utf-8"), str(path), json.loads)
-        except FileNotFoundError:
-            raise InputFileError(f"{directory}: not a page capture (no capture.json)") from None
-        except (OSError, ValueError) as err:  # ValueError: not JSON or not UTF-8
-            raise InputFileError(f"{path}: unreadable capture ({err})") from None
+        meta = read_json(path, "capture",
+                         missing=f"{directory}: not a page capture (no capture.json)")
         if not isinstance(meta, dict):
             raise InputFileError(f"{path}: a capture must be a JSON object")
         if meta.get("format") != CAPTURE_FORMAT:

@@ -49,3 +49,10 @@ def test_load_benchmark_checks_the_layout(tmp_path: Path) -> None:
     (tmp_path / "ground-truth.json").write_text(json.dumps({"abc": {"articleBody": "x"}}))
     with pytest.raises(InputFileError, match="page abc has no html/abc.html.gz"):
         load_benchmark(tmp_path)
+
+
+@pytest.mark.parametrize("raw", [b"{broken", b'{"abc": "\xff"}'])
+def test_load_benchmark_refuses_unreadable_ground_truth(tmp_path: Path, raw: bytes) -> None:
+    (tmp_path / "ground-truth.json").write_bytes(raw)  # not JSON; not UTF-8
+    with pytest.raises(InputFileError, match=r"ground-truth.json: unreadable ground truth"):
+        load_benchmark(tmp_path)

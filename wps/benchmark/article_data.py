@@ -10,7 +10,6 @@ fits that model per fold.
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError
-from ..jsonsafe import load_nested
+from ..files import read_json
 
 __all__ = ["Score", "tokens", "shingles", "page_counts", "score_predictions", "load_benchmark",
            "read_html", "without_scripts"]
@@ -98,13 +97,8 @@ def score_predictions(truth: dict[str, dict[str, Any]],
 def load_benchmark(data: str | Path) -> tuple[dict[str, dict[str, Any]], dict[str, Path]]:
     """Ground truth and the HTML file of each page of a folder in the benchmark's layout."""
     data = Path(data)
-    truth_path = data / "ground-truth.json"
-    try:
-        truth = load_nested(truth_path.read_text(encoding="utf-8"), str(truth_path), json.loads)
-    except FileNotFoundError:
-        raise InputFileError(f"{data}: no ground-truth.json (not a benchmark folder)") from None
-    except (OSError, json.JSONDecodeError) as err:
-        raise InputFileError(f"{truth_path}: unreadable ({err})") from None
+    truth = read_json(data / "ground-truth.json", "ground truth",
+                      missing=f"{data}: no ground-truth.json (not a benchmark folder)")
     files: dict[str, Path] = {}
     for key in truth:
         path = data / "html" / f"{key}.html.gz"
