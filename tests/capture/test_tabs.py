@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -59,3 +60,37 @@ def test_a_tab_is_closed_after_its_pages_or_a_failure(local_browser, quick, tmp_
     assert local_browser._idle_tabs == []
     capture = local_browser.capture(tmp_path / "page.html", quick(screenshot=False))
     assert [node.text for node in capture.nodes if node.is_text] == ["local"]
+
+
+OPENER = """<!doctype html><p>opener</p><script>
+  const popup = window.open("about:blank", "_blank");
+  popup.document.write(`<script>
+    const started = Date.now();
+    setInterval(() => {
+      opener.postMessage("left by the opener's popup", "*");
+      if (Date.now() - started > 1500) opener.location = "about:blank#hijack";
+    }, 20);
+  <\\/script>`);
+</script>"""
+
+LISTENER = """<!doctype html><p id="out">listener</p><script>
+  addEventListener("message", (event) => {
+    document.getElementById("out").textContent = "got: " + event.data;
+  });
+</script>"""
+
+
+def test_a_page_that_opened_another_leaves_nothing_running(local_browser, quick, tmp_path):
+    """A popup keeps running after its file, holding the tab as its opener: it must not post
+    into, navigate or outlive into the next file."""
+    (tmp_path / "opener.html").write_text(OPENER)
+    (tmp_path / "listener.html").write_text(LISTENER)
+    options = quick(screenshot=False, settle_s=0.3)
+    local_browser.capture(tmp_path / "opener.html", options)
+    first = local_browser.capture(tmp_path / "listener.html", options)
+    time.sleep(1.6)  # past the popup's hijack time
+    second = local_browser.capture(tmp_path / "listener.html", options)
+    for capture in (first, second):
+        assert [node.text for node in capture.nodes if node.is_text] == ["listener"]
+    [tab] = local_browser._idle_tabs  # the listener's tab, reused as before
+    assert tab.pages == 2 and len(tab.context.pages) == 1

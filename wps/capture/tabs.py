@@ -3,7 +3,9 @@
 Local pages reuse tabs: between two files the page goes to ``about:blank`` and the storage a file
 can write (local and session storage, IndexedDB, cookies, ``window.name``, history) is cleared, so
 no page sees another's state (its history holds one ``about:blank`` entry before it); after
-:data:`PAGES_PER_TAB` pages, or after any failure, the tab is closed. Navigating an open page to the
+:data:`PAGES_PER_TAB` pages, after any failure, or after a file opened another page (a popup
+keeps running, holds the tab as its ``opener`` and could post to, navigate or weigh on the next
+file), the tab is closed with every page of its context. Navigating an open page to the
 next file keeps its renderer process, and starting a renderer cost more CPU than rendering the page
 itself: on the article benchmark's pages, a fresh context per page took 2.2 CPU seconds a page, the
 same navigations in one page 0.8 (30 pages, Playwright alone, Chromium's CPU from /proc). Web pages
@@ -43,6 +45,8 @@ class Tab:
     key: tuple[object, ...] | None
     """What a reused tab must match (viewport, user agent); ``None``: a web page's, not reused."""
     pages: int = 0
+    opened: int = 0
+    """Other pages its files opened in the context (popups, ``target=_blank``): not reused."""
 
 
 def tab_key(options: CaptureOptions, user_agent: str, is_file: bool) -> tuple[object, ...] | None:
@@ -71,6 +75,7 @@ async def open_tab(browser: Any, options: CaptureOptions, user_agent: str,
         tab = Tab(context, None, proxy, policy, tab_key(options, user_agent, is_file))
         await context.add_init_script(SCROLL_WATCH_JS)
         tab.page = await context.new_page()
+        context.on("page", lambda page: _count_opened(tab, page))
         await context.route("**/*", _policy_route(tab))
         return tab
     except BaseException:
@@ -82,12 +87,18 @@ async def open_tab(browser: Any, options: CaptureOptions, user_agent: str,
 
 
 async def park(tab: Tab) -> bool:
-    """Make a local tab ready for the next file; False if it cannot be (close it then)."""
-    if tab.key is None or tab.pages >= PAGES_PER_TAB:
+    """Make a local tab ready for the next file; False if it cannot be (close it then).
+
+    A tab whose file opened other pages is never reused: closing the context closes them all,
+    whatever they opened in turn (the count is read again once the file has left, for a popup
+    announced late)."""
+    if tab.key is None or tab.pages >= PAGES_PER_TAB or tab.opened:
         return False
     try:
         await asyncio.wait_for(_forget(tab), CLOSE_TIMEOUT_S)
     except Exception:  # a page that will not leave, or a dead renderer
+        return False
+    if tab.opened or len(tab.context.pages) > 1:
         return False
     tab.proxy.blocked.clear()
     tab.proxy.failed.clear()
@@ -107,6 +118,11 @@ async def _forget(tab: Tab) -> None:
     finally:
         await session.detach()
     await tab.context.clear_cookies()
+
+
+def _count_opened(tab: Tab, page: Any) -> None:
+    if page is not tab.page:
+        tab.opened += 1
 
 
 async def close_tab(tab: Tab) -> None:
