@@ -265,6 +265,29 @@ def test_refuse_all_refuses_everything(origin, proxies):
     assert len(proxy.blocked) == 2 and origin.connections == 0
 
 
+def test_an_origin_holds_every_request_to_it(origin, proxies):
+    """``--same-origin``: whatever the page asks for, each redirect hop included, goes to the
+    page's origin only (written in any form Chromium may send it); a tunnel to its host:port."""
+    proxy, port = proxies.start(allow_private=True,
+                                origin=f"HTTP://0x7f.1:{origin.port}/page.html")
+    status, _, body = split_response(exchange(port, get(origin.port)))
+    assert status == "HTTP/1.1 200 OK" and body == BODY
+    other_port = socket.create_server(("127.0.0.2", 0))
+    with other_port:
+        refused = [get(origin.port, "127.0.0.2"), get(origin.port, "localhost"),
+                   get(other_port.getsockname()[1], "127.0.0.2"),
+                   f"CONNECT 127.0.0.2:{origin.port} HTTP/1.1\r\n\r\n".encode()]
+        for request in refused:
+            status, headers, _ = split_response(exchange(port, request))
+            assert status == "HTTP/1.1 403 Forbidden"
+            assert headers["x-wps-blocked"] == (f"refused, not the page's origin "
+                                                f"http://127.0.0.1:{origin.port} (--same-origin)")
+    with connect(port) as client:
+        client.sendall(f"CONNECT 127.0.0.1:{origin.port} HTTP/1.1\r\n\r\n".encode())
+        assert read_head(client).startswith(b"HTTP/1.1 200 ")
+    assert len(proxy.blocked) == 4 and len(origin.requests) == 1
+
+
 # -------------------------------------------------------------------------------- CONNECT
 def test_connect_tunnels_bytes_both_ways(origin, proxies):
     proxy, port = proxies.start(allow_private=True)

@@ -28,6 +28,7 @@ Resolver = Callable[[str], Iterable[str | IPAddress] | Awaitable[Iterable[str | 
 
 ALLOW_HINT = "(use --allow-private to allow)"
 WEB_SCHEMES = ("http", "https")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 _FORBIDDEN_HOST_CHARS = set(" #%/:<>?@[\\]^|\x7f")
 """WHATWG forbidden domain code points (besides controls): a host holding one is invalid."""
@@ -269,6 +270,45 @@ def split_url(url: str) -> tuple[str, str]:
     """``(scheme, host)`` of a URL, read with the WHATWG rules for special schemes: tabs and
     newlines dropped, ``\\`` as ``/``, any run of slashes before the authority, the last ``@``
     ending the user info. The host keeps IPv6 brackets; the port is dropped."""
+    scheme, authority = _scheme_and_authority(url)
+    if scheme not in WEB_SCHEMES:
+        return scheme, ""
+    return scheme, split_host_port(authority)[0]
+
+
+def url_origin(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an http(s) URL, the way ``--same-origin`` compares them:
+    the host canonical (:func:`canonical_host`), the port explicit or the scheme's. ``None`` for
+    another scheme or an invalid host or port.
+
+    >>> url_origin("HTTP://0x7f.1/a"), url_origin("https://Example.org:8443/")
+    (('http', '127.0.0.1', 80), ('https', 'example.org', 8443))
+    """
+    scheme, authority = _scheme_and_authority(url)
+    if scheme not in WEB_SCHEMES:
+        return None
+    try:
+        host, port = split_host_port(authority, DEFAULT_PORTS[scheme])
+        return scheme, canonical_host(host), port  # type: ignore[return-value]
+    except ValueError:
+        return None
+
+
+def canonical_host(host: str) -> str:
+    """A URL host as Chromium writes it in its requests: a number as its address (``0x7f.1`` is
+    ``127.0.0.1``, IPv6 in brackets), a name in lower case, IDNA-encoded. Raises ``ValueError``
+    for an invalid host."""
+    name, address = _parse_host(host)
+    if address is not None:
+        return f"[{address}]" if address.version == 6 else str(address)
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:  # a label the codec refuses: compared as written
+        return name
+
+
+def _scheme_and_authority(url: str) -> tuple[str, str]:
+    """The lower-case scheme and, for http(s), the authority without user info."""
     text = re.sub(r"[\t\n\r]", "", url).strip(_C0_AND_SPACE)
     scheme, colon, rest = text.partition(":")
     scheme = scheme.lower()
@@ -277,7 +317,7 @@ def split_url(url: str) -> tuple[str, str]:
     if scheme not in WEB_SCHEMES:
         return scheme, ""
     authority = re.split(r"[/\\?#]", rest.lstrip("/\\"), maxsplit=1)[0]
-    return scheme, split_host_port(authority.rpartition("@")[2])[0]
+    return scheme, authority.rpartition("@")[2]
 
 
 def split_host_port(authority: str, default_port: int | None = None) -> tuple[str, int | None]:

@@ -41,7 +41,7 @@ from ..errors import (
 )
 from ..model import PageCapture
 from .dom import MAX_FRAMES, DomWalk, serialize_with_shadow_roots, walk_dom
-from .faults import RendererCrash, check_response, translate_error
+from .faults import MainDocuments, RendererCrash, check_response, translate_error
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
 from .processes import find_browser_pid, kill, kill_browser, marker_flag, renderer_memory
@@ -559,6 +559,7 @@ async def _render(
 ) -> PageCapture:
     """Navigate, settle, scroll, walk and screenshot (to ``screenshot``, if given) one page."""
     timings: dict[str, float] = {}
+    documents = None if source.is_file else MainDocuments.watch(page)
     mark = time.perf_counter()
     response, incomplete = await _navigate(page, source, options, deadline)
     timings["navigate_s"] = time.perf_counter() - mark
@@ -572,6 +573,9 @@ async def _render(
     walk, html, title, scroll_truncated = await _prepare_and_walk(
         page, source, options, policy, deadline, timings)
     unreached = await unreached_scroll_content(page)
+    if documents is not None and (final := documents.final(response)) is not response:
+        check_response(source, final)  # the page navigated itself: judge what is captured
+        response = final
 
     full_height = max(walk.page_height, 1)
     height = min(full_height, options.max_height)

@@ -7,7 +7,9 @@ connects to the checked address, never to the name: a DNS answer that changes be
 and use (rebinding) cannot reach the LAN. ``CONNECT host:port`` (HTTPS, WebSockets) becomes a
 byte tunnel; a plain ``GET http://host/path`` is forwarded in origin form with
 ``Connection: close`` both ways, so Chromium never sends a second request, perhaps for another
-host, down a connection that was checked for the first one.
+host, down a connection that was checked for the first one. Under ``--same-origin`` the proxy
+also refuses every target off the page's origin: Chromium sends each redirect hop here as a
+request of its own, while the request policy only sees the first.
 
 The proxy runs on the caller's event loop (wps drives Playwright's async API on a private
 loop), one per browser context: :meth:`EgressProxy.start` before the context,
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
 
 from ..errors import BlockedTargetError, NetworkError
-from .addresses import Resolver, check_host_async, split_host_port
+from .addresses import Resolver, canonical_host, check_host_async, split_host_port, url_origin
 
 HEAD_LIMIT = 64 * 1024
 """The longest request or response head (request line or status line plus headers)."""
@@ -65,13 +67,17 @@ class EgressProxy:
     ``refuse_all`` refuses every request (a local page reaches no network); ``resolve``
     replaces the system lookup (tests); ``connect_timeout_s`` bounds lookup plus connect;
     ``head_timeout_s`` bounds how long a client may take to send its request head.
+    ``origin`` (a URL): only that URL's origin is reached (``--same-origin``); a ``CONNECT``
+    tunnel only to its host and port.
     """
 
     def __init__(self, *, allow_private: bool = False, refuse_all: bool = False,
                  resolve: Resolver | None = None, connect_timeout_s: float = 10.0,
-                 head_timeout_s: float = 30.0) -> None:
+                 head_timeout_s: float = 30.0, origin: str | None = None) -> None:
         self.allow_private = allow_private
         self.refuse_all = refuse_all
+        self.origin = None if origin is None else url_origin(origin) or ("", "", 0)
+        """``(scheme, host, port)`` every request must go to; ``None``: any origin."""
         self.resolve = resolve
         self.connect_timeout_s = connect_timeout_s
         self.head_timeout_s = head_timeout_s
@@ -194,6 +200,7 @@ class EgressProxy:
             port = None
         if port is None:
             raise _Answer(400, "Bad Request", f"{target}: CONNECT needs host:port")
+        self._check_origin(target, None, host, port)
         upstream_reader, upstream_writer = await self._open(target, host, port)
         try:
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -214,6 +221,7 @@ class EgressProxy:
         except ValueError:
             raise _Answer(400, "Bad Request", f"{url}: bad port") from None
         assert port is not None
+        self._check_origin(url, "http", host, port)
         upstream_reader, upstream_writer = await self._open(url, host, port)
         if not path.startswith("/"):
             path = "/" + path
@@ -261,6 +269,19 @@ class EgressProxy:
             await _close_gracefully(writer)
         finally:
             self._writers.discard(writer)
+
+    def _check_origin(self, target: str, scheme: str | None, host: str, port: int) -> None:
+        """Refuse ``target`` off :attr:`origin` (``scheme`` ``None``: a tunnel, any scheme)."""
+        if self.origin is None:
+            return
+        want_scheme, want_host, want_port = self.origin
+        try:
+            same_host = canonical_host(host) == want_host
+        except ValueError:
+            same_host = False
+        if not same_host or port != want_port or scheme not in (None, want_scheme):
+            raise self._refuse(target, f"refused, not the page's origin {want_scheme}://"
+                               f"{want_host}:{want_port} (--same-origin)")
 
     async def _check(self, target: str, host: str) -> list[IPv4Address | IPv6Address]:
         if self.refuse_all:

@@ -7,6 +7,7 @@ these map to the error classes (and exit codes) of :mod:`wps.errors`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
@@ -117,6 +118,41 @@ def check_response(source: PageSource, response: Any) -> None:
     content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type and content_type not in HTML_TYPES:
         raise NotHtmlError(f"{source.url}: not an HTML page (Content-Type {content_type})")
+
+
+@dataclass(slots=True)
+class MainDocuments:
+    """The responses of the main frame's documents as they come (redirect hops included): a
+    page can navigate itself after ``load`` (script, meta refresh, a form), and what is captured
+    is its last document, whose status counts."""
+
+    page: Any
+    responses: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def watch(cls, page: Any) -> MainDocuments:
+        """Start listening on ``page`` (a web page's own tab: it is closed after the page)."""
+        documents = cls(page)
+        page.on("response", lambda response: documents.add(response))
+        return documents
+
+    def add(self, response: Any) -> None:
+        from playwright.async_api import Error
+
+        try:
+            if response.frame is self.page.main_frame and response.request.is_navigation_request():
+                self.responses.append(response)
+        except Error:  # a worker's response: no frame
+            pass
+
+    def final(self, first: Any) -> Any:
+        """The response of the document shown now: the last one for its URL, else ``first``
+        (the navigation's, when the URL only changed within the document)."""
+        url = self.page.url.partition("#")[0]
+        for response in reversed(self.responses):
+            if response.url.partition("#")[0] == url:
+                return response
+        return first
 
 
 def _reason(status: int) -> str:

@@ -4,9 +4,12 @@ A local page is confined to its own folder tree: it may load subresources (style
 fonts) from the folder it lies in and below, never another ``file:`` document (no iframe of
 ``/etc/passwd``, no refresh or ``location`` to another file) and never the network. A page from
 the web may load third-party subresources (real pages need their CSS and fonts) unless
-``same_origin`` is set; iframes of another origin are neither loaded nor captured unless
+``same_origin`` is set, which keeps everything, its navigations and frames too, to the origin of
+the URL given; iframes of another origin are neither loaded nor captured unless
 ``frames="all"``: third-party frames are ads, trackers and embeds, not the page's own text.
-Which *addresses* a web page may reach is the egress proxy's decision (:mod:`.egress`).
+Which *addresses* a web page may reach is the egress proxy's decision (:mod:`.egress`), which
+also holds every request, each redirect hop included, to that origin under ``same_origin``
+(redirects never come back to this policy).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from .addresses import url_origin
 from .sources import PageSource
 
 INERT_SCHEMES = ("data:", "blob:", "about:")
@@ -54,12 +58,12 @@ class RequestPolicy:
         if self.is_local:
             return self._allow_local(url, is_document=is_document)
         if is_document and is_main_frame:
-            return _is_web(url)  # redirects and script navigations: the proxy checks addresses
+            return self.allow_main_frame(url)  # the proxy checks addresses and redirect hops
         if is_document:
             return self.allow_frame(url, main_url)
         if url.startswith(INERT_SCHEMES):
             return True
-        return _is_web(url) and (not self.same_origin or _same_origin(url, main_url))
+        return _is_web(url) and self._on_origin(url)
 
     def allow_frame(self, url: str, main_url: str) -> bool:
         """May the content of a frame now at ``url`` be loaded and captured?"""
@@ -68,14 +72,18 @@ class RequestPolicy:
         if self.is_local or self.frames == "none":
             return False  # a local page never frames another file
         if self.frames == "all":
-            return _is_web(url)
-        return _is_web(url) and _same_origin(url, main_url)
+            return _is_web(url) and self._on_origin(url)
+        return _is_web(url) and self._on_origin(url) and _same_origin(url, main_url)
 
     def allow_main_frame(self, url: str) -> bool:
         """Is the main frame, after loading, still a page we may capture?"""
         if self.is_local:
             return _same_file(url, self.page_url)
-        return _is_web(url)
+        return _is_web(url) and self._on_origin(url)
+
+    def _on_origin(self, url: str) -> bool:
+        """Within what ``same_origin`` allows: the origin of the URL given, else anywhere."""
+        return not self.same_origin or _same_origin(url, self.page_url)
 
     def _allow_local(self, url: str, *, is_document: bool) -> bool:
         if url.startswith(INERT_SCHEMES):
@@ -106,15 +114,6 @@ def _is_web(url: str) -> bool:
     return url.startswith(("http://", "https://"))
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    default = {"http": 80, "https": 443}.get(parts.scheme)
-    try:
-        port = parts.port or default
-    except ValueError:
-        port = None
-    return parts.scheme, (parts.hostname or "").lower(), port
-
-
 def _same_origin(url: str, other: str) -> bool:
-    return _origin(url) == _origin(other)
+    origin = url_origin(url)
+    return origin is not None and origin == url_origin(other)

@@ -58,9 +58,11 @@ def tab_key(options: CaptureOptions, user_agent: str, is_file: bool) -> tuple[ob
 async def open_tab(browser: Any, options: CaptureOptions, user_agent: str,
                    policy: RequestPolicy, *, is_file: bool) -> Tab:
     """A new context and page whose every request passes ``policy`` (the tab's, as it changes)
-    and then the proxy, which refuses internal addresses (and, for a local page, everything):
-    Chromium resolves no names and opens no sockets itself."""
-    proxy = EgressProxy(allow_private=options.allow_private, refuse_all=is_file)
+    and then the proxy, which refuses internal addresses (and, for a local page, everything;
+    under ``same_origin``, every other origin): Chromium resolves no names and opens no sockets
+    itself."""
+    origin = policy.page_url if policy.same_origin and not is_file else None
+    proxy = EgressProxy(allow_private=options.allow_private, refuse_all=is_file, origin=origin)
     proxy_url = await proxy.start()
     tab: Tab | None = None
     try:
