@@ -5,8 +5,9 @@ metadata endpoint 169.254.169.254, the office LAN). The guard parses a URL host 
 WHATWG URL standard and Chromium do, so that ``2130706433``, ``0x7f.1`` or ``[::ffff:7f00:1]``
 cannot pass for something else, resolves names, and refuses a host when *any* of its addresses
 is internal. Callers connect to the checked addresses, never to the name again (a second lookup
-could answer differently: DNS rebinding). Only :func:`check_host` and :func:`check_url` touch
-the network, through the resolver they are given.
+could answer differently: DNS rebinding): :func:`connect_checked` does both for blocking code.
+Only :func:`check_host`, :func:`check_url` and :func:`connect_checked` touch the network, through
+the resolver they are given.
 """
 
 from __future__ import annotations
@@ -264,6 +265,26 @@ def check_url(url: str, *, allow_private: bool,
     if not host:
         raise UsageError(f"{url}: the URL has no host")
     _check(url, host, allow_private, resolve or resolve_name)
+
+
+def connect_checked(address: tuple[str, int],
+                    timeout: float | object = socket._GLOBAL_DEFAULT_TIMEOUT,  # type: ignore
+                    source_address: tuple[str, int] | None = None, *, allow_private: bool,
+                    resolve: Callable[[str], Iterable[str | IPAddress]] | None = None
+                    ) -> socket.socket:
+    """A socket connected to ``(host, port)`` at one of the addresses :func:`check_host`
+    allowed, never after a second lookup (the signature of :func:`socket.create_connection`,
+    so that ``http.client`` can connect through it). Raises what :func:`check_host` raises,
+    or the last connection's ``OSError``."""
+    host, port = address
+    failure: OSError = OSError(f"{host}: no address")
+    for checked in check_host(host, allow_private=allow_private, resolve=resolve):
+        try:
+            return socket.create_connection((str(checked), port), timeout,  # type: ignore[arg-type]
+                                            source_address)
+        except OSError as error:
+            failure = error
+    raise failure
 
 
 def split_url(url: str) -> tuple[str, str]:

@@ -4,22 +4,25 @@
 at a time, nor a new page sooner than ``delay_s`` (or its robots.txt ``Crawl-delay``) after the
 last one started; pages of busy hosts wait in a bounded look-ahead while others go first.
 :class:`RobotsRules` reads each host's robots.txt once (standard library ``urllib.robotparser``,
-fetched through the same address guard as the pages) and answers for the tool's own token.
+fetched through the same address guard as the pages: each connection, redirects included, goes to
+an address the guard checked, never after a second lookup) and answers for the tool's own token.
 Local files and stored HTML (JSONL, WARC) reach no host and pass straight through.
 """
 
 from __future__ import annotations
 
+import http.client
 import time
 import urllib.error
 import urllib.request
 import urllib.robotparser
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from .. import __version__
-from ..errors import WpsError
+from ..errors import BlockedTargetError, NetworkError
 
 ROBOTS_TOKEN = "wps"
 USER_AGENT = (f"Mozilla/5.0 (compatible; {ROBOTS_TOKEN}/{__version__}; web page segmentation "
@@ -123,7 +126,7 @@ class RobotsRules:
 
     As RFC 9309 says: a missing robots.txt (4xx) allows everything, 401/403 and an unreachable
     or failing server (5xx) allow nothing. The file is fetched only where the page itself could
-    be (the address guard, ``allow_private``).
+    be (the address guard, ``allow_private``), from the very address the guard checked.
     """
 
     def __init__(self, allow_private: bool, token: str = ROBOTS_TOKEN,
@@ -153,22 +156,21 @@ class RobotsRules:
         return 0.0
 
     def _fetch(self, site: str) -> urllib.robotparser.RobotFileParser | str:
-        from ..capture.addresses import check_url
+        from ..capture.addresses import connect_checked
 
         robots_url = f"{site}/robots.txt"
-        try:
-            check_url(robots_url, allow_private=self.allow_private)
-        except WpsError as err:  # a place pages may not reach either
-            return str(err)
         rules = urllib.robotparser.RobotFileParser(robots_url)
+        connect = partial(connect_checked, allow_private=self.allow_private)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
-                                             _GuardedRedirects(self.allow_private))
+                                             _CheckedConnections(connect), _WebRedirects())
         request = urllib.request.Request(robots_url, headers={"User-Agent": self.user_agent})
         try:
             with opener.open(request, timeout=_ROBOTS_TIMEOUT_S) as response:
                 rules.parse(response.read(512 * 1024).decode("utf-8", "replace").splitlines())
-        except WpsError as err:  # a redirect to a place pages may not reach
-            return str(err)
+        except BlockedTargetError as err:  # the site, or a redirect, where pages may not go
+            return f"{robots_url}: {getattr(err, 'reason', err)}"
+        except NetworkError as err:
+            return f"{site}/robots.txt unreachable ({err}): site not crawled"
         except urllib.error.HTTPError as err:
             if err.code in (401, 403) or err.code >= 500:
                 return f"{site}/robots.txt answered HTTP {err.code}: site not crawled"
@@ -179,16 +181,52 @@ class RobotsRules:
         return rules
 
 
-class _GuardedRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows a robots.txt redirect only where the address guard lets a page go."""
+class _CheckedConnections(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """http and https for urllib, each connection made by ``connect`` (the address guard's
+    :func:`~wps.capture.addresses.connect_checked`); it replaces both default handlers, so no
+    request opens a socket of its own. TLS still checks the certificate for the host name."""
 
-    def __init__(self, allow_private: bool) -> None:
-        self.allow_private = allow_private
+    def __init__(self, connect: Callable[..., Any]) -> None:
+        super().__init__()
+        self._connect = connect
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_CheckedHTTP, connect=self._connect), req)
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_CheckedHTTPS, connect=self._connect), req,
+                            context=self._context)  # type: ignore[attr-defined]
+
+
+class _Connects:
+    """An ``http.client`` connection whose socket comes from ``connect``."""
+
+    def __init__(self, *args: Any, connect: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._create_connection = connect
+
+
+class _CheckedHTTP(_Connects, http.client.HTTPConnection):
+    pass
+
+
+class _CheckedHTTPS(_Connects, http.client.HTTPSConnection):
+    pass
+
+
+class _WebRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a robots.txt redirect to http(s) only (the connection checks the address; urllib
+    would also follow ``ftp:``, whose socket no guard opens)."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
-        from ..capture.addresses import check_url
+        from ..capture.addresses import WEB_SCHEMES, blocked, split_url
 
-        check_url(newurl, allow_private=self.allow_private)
+        try:
+            scheme = split_url(newurl)[0]
+        except ValueError:  # a bad port
+            scheme = ""
+        if scheme not in WEB_SCHEMES:
+            raise blocked(newurl, f"refused, redirected to {newurl} (http and https only)")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
