@@ -44,8 +44,9 @@ class CaptureOptions:
     (off: an untrusted page must not reach this machine or its network; tests serve on
     127.0.0.1)."""
     same_origin: bool = False
-    """Web pages: block subresources from other origins too (off: real pages need their CDN's
-    stylesheets and fonts). Local pages never reach the network."""
+    """Web pages: nothing from another origin than the URL's, each redirect hop checked in the
+    egress proxy: subresources, frames, navigations (off: real pages need their CDN's stylesheets
+    and fonts). Local pages never reach the network."""
     frames: str = "same-origin"
     """Which iframes are loaded and captured: ``same-origin``, ``all`` or ``none``."""
     allow_incomplete: bool = True

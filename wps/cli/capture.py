@@ -50,8 +50,9 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
                         help="let the page and its requests reach loopback, private, link-local "
                         "and reserved addresses (default: refused)")
     safety.add_argument("--same-origin", action="store_true",
-                        help="web pages: block subresources from other origins too (default: "
-                        "third-party stylesheets, fonts and images load)")
+                        help="web pages: nothing from other origins, each redirect hop checked: "
+                        "subresources, frames, navigations (default: third-party stylesheets, "
+                        "fonts and images load)")
     safety.add_argument("--frames", choices=("same-origin", "all", "none"), default="same-origin",
                         help="iframes loaded and captured (default: %(default)s)")
     safety.add_argument("--max-renderer-mb", type=int, default=2048,
