@@ -81,7 +81,8 @@ def test_subresources_and_frames_that_redirect_elsewhere_are_refused(browser, qu
         '<p>first party</p><link rel="stylesheet" href="/hop/css"><script src="/hop/js"></script>'
         '<img src="/hop/img"><iframe src="/hop/frame"></iframe>'
         f'<iframe src="{other_host.origin}/direct-frame"></iframe><script>'
-        'fetch("/hop/fetch").catch(() => 0); fetch("/hop/no-cors", {mode: "no-cors"}).catch(() => 0);'
+        'fetch("/hop/fetch").catch(() => 0);'
+        'fetch("/hop/no-cors", {mode: "no-cors"}).catch(() => 0);'
         f'try {{ new WebSocket("{other_host.origin.replace("http", "ws")}/ws"); }} catch (e) {{}}'
         '</script>'))
     capture = browser.capture(url, quick(screenshot=False, settle_s=0.5, same_origin=True,
