@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from wps.cli import build_parser, main
 from wps.errors import DatasetError, UnknownSegmenterError
 from wps.segmenters import build_segmenter, segmenter_names
@@ -90,3 +92,42 @@ def test_console_entry_point_runs():
     result = subprocess.run([sys.executable, "-m", "wps", "--help"], capture_output=True,
                             text=True, check=False)
     assert result.returncode == 0 and "COMMAND" in result.stdout
+
+
+def test_version_prints_the_package_version(capsys):
+    import wps
+
+    try:
+        main(["--version"])
+    except SystemExit as stop:
+        assert stop.code == 0
+    assert capsys.readouterr().out.strip() == f"wps {wps.__version__}"
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["segment", "page.html", "--out", "o", "--segmentr", "xycut"],
+     "wps: error: segment: unrecognized arguments: --segmentr xycut; did you mean --segmenter?"),
+    (["segmnt", "page.html"], "; did you mean segment?"),
+    (["batch", "list.txt", "--out", "o", "--wokers", "2"], "did you mean --workers?"),
+])
+def test_usage_errors_name_the_command_once_and_suggest_the_close_option(argv, expected, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert expected in err and err.count("\n") == 1, err
+    assert "error: wps" not in err  # the program name is not repeated after the prefix
+
+
+def test_unknown_option_with_nothing_close_gets_no_suggestion(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "--zzzzzz"])
+    assert "did you mean" not in capsys.readouterr().err
+
+
+def test_segment_help_lists_every_registered_segmenter(capsys):
+    with pytest.raises(SystemExit):
+        main(["segment", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text
+    for name in segmenter_names():
+        assert name in shown

@@ -8,12 +8,14 @@ import wps
 from wps.cli import main
 
 
-def test_segment_to_directory_writes_the_text_report_like_the_cli(webis_page, tmp_path):
+def test_segment_to_directory_writes_the_text_report_like_the_cli(webis_page, tmp_path, capsys):
     result = wps.segment_to_directory(webis_page, tmp_path / "api", segmenter="baseline")
     report = json.loads((tmp_path / "api" / "main-text.json").read_text(encoding="utf-8"))
     assert report == json.loads(json.dumps(result.main_text_report()))
     assert main(["segment", str(webis_page), "--out", str(tmp_path / "cli"),
                  "--segmenter", "baseline"]) == 0
+    told = capsys.readouterr().err.splitlines()[-1]  # the run ends by naming the report to open
+    assert told.startswith(f"open {tmp_path / 'cli' / 'report.html'} ")
     api_files = sorted(p.name for p in (tmp_path / "api").iterdir())
     assert api_files == sorted(p.name for p in (tmp_path / "cli").iterdir())
     assert "main-text.json" in api_files

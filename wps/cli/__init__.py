@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
 import pkgutil
+import re
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
+from .. import __version__
 from ..errors import UsageError, WpsError
 from ..files import TERMINATED_EXIT, Terminated, sigterm_unwinds
 
@@ -26,11 +29,18 @@ INTERNAL_ERROR_EXIT = 1
 INTERRUPTED_EXIT = 130
 
 
+LISTED = "listed"
+"""An option's attribute holding a function that returns its valid values, named in its help."""
+
+
 class _DefaultsHelpFormatter(argparse.HelpFormatter):
     """Every described option states its default, unless its help already says it or it has none."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
+        listed = getattr(action, LISTED, None)
+        if listed is not None:  # computed only when help is shown (it may import modules)
+            text += f" (one of: {', '.join(listed())})"
         if (action.option_strings and action.nargs != 0 and "default" not in text.lower()
                 and action.default not in (None, "", [], argparse.SUPPRESS)):
             text += " (default: %(default)s)"
@@ -47,8 +57,23 @@ class _OneLineErrorParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
-        self.exit(UsageError.exit_code,
-                  f"wps: error: {self.prog}: {message} (see {self.prog} --help)\n")
+        where = self.prog.removeprefix("wps").strip()
+        self.exit(UsageError.exit_code, f"wps: error: {where + ': ' if where else ''}{message}"
+                  f"{_suggestion(self, message)} (see {self.prog} --help)\n")
+
+
+def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
+    """``; did you mean --segmenter?`` for a mistyped option or command (difflib's closest
+    match among the parser's own options and commands), else nothing."""
+    words = re.findall(r"(?:unrecognized arguments|invalid choice): '?([^\s']+)", message)
+    if not words:
+        return ""
+    known = [option for action in parser._actions for option in action.option_strings]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            known += list(action.choices)
+    close = difflib.get_close_matches(words[0].split("=", 1)[0], known, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="wps", description="Browser-rendered web page segmentation toolkit."
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument("--version", action="version", version=f"wps {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if module.name.startswith("_"):
@@ -69,9 +95,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reported by the subcommand's parser, which knows its own options
+        command = _subcommand_parser(parser, args.command)
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
     with sigterm_unwinds(), _sigint_noted():
         return _run(args)
+
+
+def _subcommand_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[name]
+    return parser
 
 
 _SIGINT_SEEN = threading.Event()

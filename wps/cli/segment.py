@@ -12,6 +12,7 @@ from ..config import PROFILES
 from ..errors import UsageError
 from ..jsonsafe import load_nested
 from ..pipeline import DEFAULT_SEGMENTER, PipelineOptions
+from ..segmenters import segmenter_names
 from ..text.extract import EXTRACTORS
 from .capture import add_capture_options, options_from_args
 
@@ -35,8 +36,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
     """The :class:`~wps.pipeline.PipelineOptions` arguments, shared by ``segment`` and ``batch``."""
-    parser.add_argument("--segmenter", default=DEFAULT_SEGMENTER,
-                        help="segmenter name (default: %(default)s)")
+    from . import LISTED
+
+    segmenter = parser.add_argument("--segmenter", default=DEFAULT_SEGMENTER,
+                                    help="segmenter name (default: %(default)s)")
+    setattr(segmenter, LISTED, segmenter_names)
     parser.add_argument(
         "--option", "-O", action="append", default=[], metavar="KEY=VALUE",
         help="segmenter option, VALUE parsed as JSON when it can be (e.g. -O iqr_k=3)",
@@ -157,4 +161,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{result.capture.url}: {result.counts['kept']} segments kept, "
               f"{len(result.text.report.unaligned)} main-text blocks not found on the page",
               file=sys.stderr)
+    from ..report import REPORT_FILE
+
+    print(f"open {args.out / REPORT_FILE} to see the segments and why each was kept or dropped",
+          file=sys.stderr)
     return 0
