@@ -174,6 +174,17 @@ def test_robots_txt_decides_for_the_tools_token(other_server, tmp_path):
     assert "/private/p" not in other_server.requests
 
 
+def test_robots_txt_most_specific_rule_wins(other_server):
+    """RFC 9309 §2.2.2: the longest matching path decides, whatever the order of the lines
+    (``urllib.robotparser`` applied the first match, so the Allow below was never seen)."""
+    other_server.routes["/robots.txt"] = (
+        200, "text/plain", b"User-agent: *\nDisallow: /docs\nAllow: /docs/public\n")
+    rules = RobotsRules(allow_private=True)
+    assert rules.refusal(other_server.url("/docs/public/page")) is None
+    assert rules.refusal(other_server.url("/docs/secret")) is not None
+    assert rules.refusal(other_server.url("/elsewhere")) is None
+
+
 def test_robots_txt_missing_allows_and_a_failing_server_forbids(other_server):
     rules = RobotsRules(allow_private=True)
     assert rules.refusal(other_server.url("/any")) is None  # 404: no rules

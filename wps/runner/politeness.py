@@ -3,9 +3,10 @@
 :class:`PageQueue` hands out the batch's pages so that no host gets more than ``per_host`` pages
 at a time, nor a new page sooner than ``delay_s`` (or its robots.txt ``Crawl-delay``) after the
 last one started; pages of busy hosts wait in a bounded look-ahead while others go first.
-:class:`RobotsRules` reads each host's robots.txt once (standard library ``urllib.robotparser``,
-fetched through the same address guard as the pages: each connection, redirects included, goes to
-an address the guard checked, never after a second lookup) and answers for the tool's own token.
+:class:`RobotsRules` reads each host's robots.txt once (parsed by Protego: RFC 9309's most
+specific rule wins, where ``urllib.robotparser`` applies the first that matches; fetched through
+the same address guard as the pages: each connection, redirects included, goes to an address the
+guard checked, never after a second lookup) and answers for the tool's own token.
 Local files and stored HTML (JSONL, WARC) reach no host and pass straight through.
 """
 
@@ -15,11 +16,12 @@ import http.client
 import time
 import urllib.error
 import urllib.request
-import urllib.robotparser
 from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, Generic, TypeVar
+
+from protego import Protego
 
 from .. import __version__
 from ..errors import BlockedTargetError, NetworkError
@@ -134,7 +136,7 @@ class RobotsRules:
         self.allow_private = allow_private
         self.token = token
         self.user_agent = user_agent
-        self._sites: dict[str, urllib.robotparser.RobotFileParser | str] = {}
+        self._sites: dict[str, Protego | str] = {}
 
     def refusal(self, url: str) -> str | None:
         """Why robots.txt forbids ``url`` (``None``: allowed)."""
@@ -144,29 +146,28 @@ class RobotsRules:
             rules = self._sites[site] = self._fetch(site)
         if isinstance(rules, str):
             return rules
-        if not rules.can_fetch(self.token, url):
+        if not rules.can_fetch(url, self.token):
             return f"{url}: disallowed by {site}/robots.txt for {self.token}"
         return None
 
     def crawl_delay(self, site_or_host: str) -> float:
         """The ``Crawl-delay`` a site asked for (0 if none or not fetched)."""
         rules = self._sites.get(site_or_host)
-        if isinstance(rules, urllib.robotparser.RobotFileParser):
+        if isinstance(rules, Protego):
             return float(rules.crawl_delay(self.token) or 0.0)
         return 0.0
 
-    def _fetch(self, site: str) -> urllib.robotparser.RobotFileParser | str:
+    def _fetch(self, site: str) -> Protego | str:
         from ..capture.addresses import connect_checked
 
         robots_url = f"{site}/robots.txt"
-        rules = urllib.robotparser.RobotFileParser(robots_url)
         connect = partial(connect_checked, allow_private=self.allow_private)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
                                              _CheckedConnections(connect), _WebRedirects())
         request = urllib.request.Request(robots_url, headers={"User-Agent": self.user_agent})
         try:
             with opener.open(request, timeout=_ROBOTS_TIMEOUT_S) as response:
-                rules.parse(response.read(512 * 1024).decode("utf-8", "replace").splitlines())
+                return Protego.parse(response.read(512 * 1024).decode("utf-8", "replace"))
         except BlockedTargetError as err:  # the site, or a redirect, where pages may not go
             return f"{robots_url}: {getattr(err, 'reason', err)}"
         except NetworkError as err:
@@ -174,11 +175,10 @@ class RobotsRules:
         except urllib.error.HTTPError as err:
             if err.code in (401, 403) or err.code >= 500:
                 return f"{site}/robots.txt answered HTTP {err.code}: site not crawled"
-            rules.parse([])  # no robots.txt: everything allowed
+            return Protego.parse("")  # no robots.txt: everything allowed
         except (urllib.error.URLError, OSError, ValueError) as err:
             reason = getattr(err, "reason", err)
             return f"{site}/robots.txt unreachable ({reason}): site not crawled"
-        return rules
 
 
 class _CheckedConnections(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
