@@ -62,23 +62,26 @@ def is_batch_folder(folder: Path) -> bool:
             or (folder / FAILURES_FILE).is_file())
 
 
-def write_batch_report(folder: str | Path, rebuild_pages: bool = False) -> Path:
+def write_batch_report(folder: str | Path, rebuild_pages: bool = False,
+                       embed_screenshot: bool = False) -> Path:
     """Write ``folder/report.html``; each page's own report is built where it is missing (with
-    ``rebuild_pages``, built again everywhere)."""
+    ``rebuild_pages``, built again everywhere, with ``embed_screenshot`` holding the page's
+    saved screenshot)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputFileError(f"{folder}: no such folder")
     if not is_batch_folder(folder):
         raise InputFileError(f"{folder}: not a wps batch output folder (no {SUMMARY_FILE}, "
                              f"{DONE_FOLDER}/ or {FAILURES_FILE})")
-    rows = read_batch_rows(folder, rebuild_pages)
+    rows = read_batch_rows(folder, rebuild_pages, embed_screenshot)
     return write_text_atomic(folder / REPORT_FILE,
                              batch_report_html(folder.name, rows, _summary(folder)))
 
 
-def read_batch_rows(folder: Path, rebuild_pages: bool = False) -> list[PageRow]:
+def read_batch_rows(folder: Path, rebuild_pages: bool = False,
+                    embed_screenshot: bool = False) -> list[PageRow]:
     """A row per page folder, then one per failed page that has none."""
-    rows = [_page_row(child, folder / DONE_FOLDER, rebuild_pages)
+    rows = [_page_row(child, folder / DONE_FOLDER, rebuild_pages, embed_screenshot)
             for child in sorted(folder.iterdir())
             if not child.name.startswith(".") and child.is_dir() and is_page_folder(child)]
     by_url = {row.url: row for row in rows if row.url}
@@ -92,7 +95,7 @@ def read_batch_rows(folder: Path, rebuild_pages: bool = False) -> list[PageRow]:
     return rows
 
 
-def _page_row(folder: Path, done_dir: Path, rebuild: bool) -> PageRow:
+def _page_row(folder: Path, done_dir: Path, rebuild: bool, embed_screenshot: bool) -> PageRow:
     row = PageRow(folder.name)
     marker = _json_or_empty(done_dir / folder.name)
     row.url = str(marker.get("url") or "")
@@ -103,7 +106,7 @@ def _page_row(folder: Path, done_dir: Path, rebuild: bool) -> PageRow:
         row.main_text = read_main_text(folder)
         if rebuild or not (folder / REPORT_FILE).is_file():
             write_text_atomic(folder / REPORT_FILE, page_report_html(
-                read_page_facts(folder), records, row.main_text))
+                read_page_facts(folder, embed_screenshot), records, row.main_text))
     except WpsError as err:
         row.failure = f"output not readable: {err}"
         row.has_report = (folder / REPORT_FILE).is_file()

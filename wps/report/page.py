@@ -34,7 +34,7 @@ LABEL_HEIGHT_PX, LABEL_CHAR_PX, LABEL_PAD_PX = 16, 7.5, 4
 """A label's size: 12 px bold monospace (see ``.seg .label`` in report.css)."""
 KIND_COLOURS = {
     "prose": "#116329", "post": "#0a6b63", "heading": "#6f42c1", "quote": "#9c36b5",
-    "chrome": "#76552b", "navigation": "#8f4700", "link-list": "#8a6a00", "listing": "#5c6b00",
+    "chrome": "#5e5440", "navigation": "#7a4100", "link-list": "#8a6a00", "listing": "#5c6b00",
     "spec": "#57606a", "table": "#bf3989", "form": "#7d4e57", "boilerplate": "#32383f",
 }
 """Label colours of the kinds :mod:`wps.decide` names, the same on every page; none is blue
