@@ -154,7 +154,8 @@ def _check_creatable(out_dir: Path) -> None:
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
                        out_dir: str | Path, keep_only: bool = False,
                        main_text: dict[str, Any] | None = None, *,
-                       capture_folder: bool = True, overlay: bool = True) -> Path:
+                       capture_folder: bool = True, overlay: bool = True,
+                       embed_screenshot: bool = False) -> Path:
     """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png``, given
     the text step's page report ``main-text.json``, and ``report.html`` (what a person opens
     first) atomically.
@@ -163,7 +164,9 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
     ``capture.screenshot`` points at the saved copy. ``capture_folder=False`` leaves out
     ``capture/`` (the report then shows no screenshot) and ``overlay=False`` ``overlay.png``:
     ``wps batch`` skips both by default (the overlay's PNG decode and encode and the copy of
-    the capture cost more than the segmentation itself).
+    the capture cost more than the segmentation itself). ``embed_screenshot`` puts the
+    screenshot into ``report.html`` (a ``data:`` URL) so that the report stands alone, with or
+    without ``capture/``.
     """
     out_dir = Path(out_dir)
     with staging_directory(out_dir) as staging:
@@ -182,8 +185,8 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
                 json.dumps(main_text, ensure_ascii=False, indent=1), encoding="utf-8")
         (staging / REPORT_FILE).write_text(
             page_report_html(page_facts_from_capture(
-                capture, _saved_screenshot(capture) if capture_folder else None),
-                records, main_text), encoding="utf-8")
+                capture, _saved_screenshot(capture) if capture_folder else None,
+                embed_screenshot), records, main_text), encoding="utf-8")
     if capture.screenshot is not None and capture_folder:
         capture.screenshot = out_dir / CAPTURE_DIR / Path(capture.screenshot).name
     return out_dir

@@ -59,6 +59,9 @@ class PipelineOptions:
     """A SQLite state file: mark segments repeated from earlier pages of the site."""
     keep_only: bool = False
     """Write only the kept segments (what may reach the detector)."""
+    embed_screenshot: bool = False
+    """Put the screenshot into ``report.html`` (a ``data:`` URL): one file that stands alone
+    (``wps batch`` then takes the screenshot, without ``capture/``)."""
 
     def __post_init__(self) -> None:
         if self.segmenter_options is None:  # accepted as "no options", as before this object
@@ -302,7 +305,7 @@ def segment_into(source: str | Path | PageCapture, out_dir: str | Path,
             write_page_outputs(
                 result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
                 main_text=result.main_text_report(), capture_folder=capture_folder,
-                overlay=overlay)
+                overlay=overlay, embed_screenshot=options.embed_screenshot)
     finally:
         if rendered_screenshot is not None and not isinstance(source, PageCapture):
             from .capture import discard_screenshot

@@ -17,6 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("folder", type=Path, metavar="DIR",
                         help="output folder of wps segment --out or of wps batch --out")
+    parser.add_argument("--embed-screenshot", action="store_true",
+                        help="put each page's saved screenshot (capture/) into its report.html "
+                        "(base64, WebP/JPEG if large): one file that opens anywhere")
     parser.set_defaults(run=run)
 
 
@@ -30,9 +33,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputFileError(f"{folder}: no such folder" if not folder.exists()
                              else f"{folder}: not a folder")
     if is_page_folder(folder):
-        path = write_page_report(folder)
+        path = write_page_report(folder, args.embed_screenshot)
     elif is_batch_folder(folder):
-        path = write_batch_report(folder, rebuild_pages=True)
+        path = write_batch_report(folder, rebuild_pages=True,
+                                  embed_screenshot=args.embed_screenshot)
     else:
         raise InputFileError(f"{folder}: not a wps segment or wps batch output folder "
                              "(no segments.jsonl and segmentation.json, no summary.json)")

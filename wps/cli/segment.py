@@ -65,6 +65,9 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
                       help="write only the kept segments (what may reach the detector)")
     text.add_argument("--no-text", dest="text", action="store_false",
                       help="skip main-text mapping and filters")
+    parser.add_argument("--embed-screenshot", action="store_true",
+                        help="put the screenshot into report.html (base64, WebP/JPEG if large): "
+                        "one file that opens anywhere without capture/")
     add_capture_options(parser)
 
 
@@ -81,6 +84,7 @@ def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
         noise_model=args.noise_model,
         dedup_db=args.dedup_db,
         keep_only=args.keep_only,
+        embed_screenshot=args.embed_screenshot,
     )
     options.build_segmenter()
     return options
@@ -124,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--out DIR is required (or use --format json)")
     if args.format == "json" and args.out is not None:
         raise UsageError("--format json writes to stdout only; drop --out")
+    if args.format == "json" and args.embed_screenshot:
+        raise UsageError("--embed-screenshot goes into report.html; --format json writes none")
     options = pipeline_options_from_args(args)
     if args.out is not None:  # an impossible --out fails before the browser starts
         from ..output import check_replaceable_output

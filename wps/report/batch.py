@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -20,7 +19,8 @@ from ..errors import InputFileError, WpsError
 from ..files import read_text, write_text_atomic
 from ..jsonsafe import jsonl_record, load_json_text
 from .folders import is_page_folder, read_main_text, read_page_facts, read_records
-from .page import REPORT_FILE, asset, decision_mark, page_report_html, page_verdict_html
+from .page import REPORT_FILE, page_report_html, page_verdict
+from .render import render
 
 DONE_FOLDER = ".done"
 FAILURES_FILE = "failures.jsonl"
@@ -62,23 +62,26 @@ def is_batch_folder(folder: Path) -> bool:
             or (folder / FAILURES_FILE).is_file())
 
 
-def write_batch_report(folder: str | Path, rebuild_pages: bool = False) -> Path:
+def write_batch_report(folder: str | Path, rebuild_pages: bool = False,
+                       embed_screenshot: bool = False) -> Path:
     """Write ``folder/report.html``; each page's own report is built where it is missing (with
-    ``rebuild_pages``, built again everywhere)."""
+    ``rebuild_pages``, built again everywhere, with ``embed_screenshot`` holding the page's
+    saved screenshot)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputFileError(f"{folder}: no such folder")
     if not is_batch_folder(folder):
         raise InputFileError(f"{folder}: not a wps batch output folder (no {SUMMARY_FILE}, "
                              f"{DONE_FOLDER}/ or {FAILURES_FILE})")
-    rows = read_batch_rows(folder, rebuild_pages)
+    rows = read_batch_rows(folder, rebuild_pages, embed_screenshot)
     return write_text_atomic(folder / REPORT_FILE,
                              batch_report_html(folder.name, rows, _summary(folder)))
 
 
-def read_batch_rows(folder: Path, rebuild_pages: bool = False) -> list[PageRow]:
+def read_batch_rows(folder: Path, rebuild_pages: bool = False,
+                    embed_screenshot: bool = False) -> list[PageRow]:
     """A row per page folder, then one per failed page that has none."""
-    rows = [_page_row(child, folder / DONE_FOLDER, rebuild_pages)
+    rows = [_page_row(child, folder / DONE_FOLDER, rebuild_pages, embed_screenshot)
             for child in sorted(folder.iterdir())
             if not child.name.startswith(".") and child.is_dir() and is_page_folder(child)]
     by_url = {row.url: row for row in rows if row.url}
@@ -92,7 +95,7 @@ def read_batch_rows(folder: Path, rebuild_pages: bool = False) -> list[PageRow]:
     return rows
 
 
-def _page_row(folder: Path, done_dir: Path, rebuild: bool) -> PageRow:
+def _page_row(folder: Path, done_dir: Path, rebuild: bool, embed_screenshot: bool) -> PageRow:
     row = PageRow(folder.name)
     marker = _json_or_empty(done_dir / folder.name)
     row.url = str(marker.get("url") or "")
@@ -103,7 +106,7 @@ def _page_row(folder: Path, done_dir: Path, rebuild: bool) -> PageRow:
         row.main_text = read_main_text(folder)
         if rebuild or not (folder / REPORT_FILE).is_file():
             write_text_atomic(folder / REPORT_FILE, page_report_html(
-                read_page_facts(folder), records, row.main_text))
+                read_page_facts(folder, embed_screenshot), records, row.main_text))
     except WpsError as err:
         row.failure = f"output not readable: {err}"
         row.has_report = (folder / REPORT_FILE).is_file()
@@ -158,67 +161,42 @@ def _summary(folder: Path) -> dict[str, Any]:
     return _json_or_empty(folder / SUMMARY_FILE)
 
 
+BATCH_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+
+
 def batch_report_html(name: str, rows: list[PageRow], summary: dict[str, Any]) -> str:
     """The report of a batch as one HTML document."""
     reasons: Counter[str] = Counter()
     for row in rows:
         reasons.update(row.drop_reasons)
-    title = f"Batch {name}: {len(rows)} pages"
-    parts = [
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-        ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"),
-        f"<title>{escape(title)}</title>\n<style>\n{asset('report.css')}</style>\n",
-        "</head>\n<body class=\"batch-report\">\n",
-        f"<header class=\"top\"><h1>{escape(title)}</h1>{_run_facts(rows, summary)}</header>\n",
-        "<main class=\"batch\">\n",
-        _chart(reasons),
-        _table(rows),
-        "</main>\n",
-        f"<script>\n{asset('batch.js')}</script>\n</body>\n</html>\n",
-    ]
-    return "".join(parts)
+    return render("batch.html", csp=BATCH_CSP, title=f"Batch {name}: {len(rows)} pages",
+                  facts=_run_facts(rows, summary), chart=_chart(reasons), columns=COLUMNS,
+                  rows=[_row(row) for row in rows], totals=list(zip(_totals(rows), COLUMNS)))
 
 
-def _run_facts(rows: list[PageRow], summary: dict[str, Any]) -> str:
+def _run_facts(rows: list[PageRow], summary: dict[str, Any]) -> list[tuple[str, str]]:
     failed = sum(bool(row.failure) for row in rows)
     facts = [("Pages", f"{len(rows)}: {len(rows) - failed} with output, {failed} failed")]
     if summary:
-        line = ", ".join(f"{key} {escape(str(summary[key]))}"
+        line = ", ".join(f"{key} {summary[key]}"
                          for key in ("total", "done", "skipped", "failed") if key in summary)
         seconds = summary.get("seconds")
         if isinstance(seconds, (int, float)):
             line += f", {seconds:.1f} s"
         facts.append(("Last run", line))
-    cells = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in facts)
-    return f"<dl class=\"facts\">{cells}</dl>"
+    return facts
 
 
-def _chart(reasons: Counter[str]) -> str:
+def _chart(reasons: Counter[str]) -> dict[str, Any]:
     """Horizontal bars, one per drop reason, each labelled with its name and count."""
-    heading = ("<h2 id=\"reasons-title\">Drop reasons</h2><p>Dropped segments per reason, over "
-               "all pages (a segment dropped for several reasons counts for each).</p>")
-    if not reasons:
-        return f"<section class=\"reasons\">{heading}<p>No segment was dropped.</p></section>\n"
     ordered = reasons.most_common()
-    most = ordered[0][1]
+    most = ordered[0][1] if ordered else 1
     bar_room = CHART_WIDTH - CHART_LABEL_WIDTH - 60
-    bars = []
-    for row, (reason, count) in enumerate(ordered):
-        y = row * CHART_ROW_HEIGHT
-        width = max(1, round(bar_room * count / most))
-        bars.append(
-            f"<g data-reason=\"{escape(reason)}\" data-count=\"{count}\">"
-            f"<text x=\"{CHART_LABEL_WIDTH - 6}\" y=\"{y + 15}\" text-anchor=\"end\">"
-            f"{escape(reason)}</text>"
-            f"<rect x=\"{CHART_LABEL_WIDTH}\" y=\"{y + 3}\" width=\"{width}\" height=\"16\">"
-            f"<title>{escape(reason)}: {count}</title></rect>"
-            f"<text x=\"{CHART_LABEL_WIDTH + width + 6}\" y=\"{y + 15}\">{count}</text></g>")
-    height = len(ordered) * CHART_ROW_HEIGHT
-    return (f"<section class=\"reasons\">{heading}<svg class=\"chart\" role=\"img\" "
-            f"aria-labelledby=\"reasons-title\" width=\"{CHART_WIDTH}\" height=\"{height}\" "
-            f"viewBox=\"0 0 {CHART_WIDTH} {height}\">{''.join(bars)}</svg></section>\n")
+    bars = [{"reason": reason, "count": count, "y": row * CHART_ROW_HEIGHT,
+             "width": max(1, round(bar_room * count / most))}
+            for row, (reason, count) in enumerate(ordered)]
+    return {"bars": bars, "width": CHART_WIDTH, "label_width": CHART_LABEL_WIDTH,
+            "height": len(ordered) * CHART_ROW_HEIGHT}
 
 
 COLUMNS = (("page", "Page", "text"), ("kept", "Kept segments", "num"),
@@ -227,17 +205,12 @@ COLUMNS = (("page", "Page", "text"), ("kept", "Kept segments", "num"),
            ("seconds", "Time (s)", "num"), ("failure", "Failure", "text"))
 
 
-def _table(rows: list[PageRow]) -> str:
-    head = "".join(
-        f"<th scope=\"col\" data-type=\"{kind}\" class=\"{'n' if kind == 'num' else ''}\" "
-        f"aria-sort=\"none\"><button type=\"button\">{label}</button></th>"
-        for _, label, kind in COLUMNS)
-    body = "".join(_row(row) for row in rows)
+def _totals(rows: list[PageRow]) -> list[str]:
     with_output = [row for row in rows if row.has_report]
     seconds = [row.seconds for row in rows if row.seconds is not None]
     verdicts = Counter(row.verdict for row in rows if row.verdict is not None)
     failed = sum(bool(row.failure) for row in rows)
-    totals = [
+    return [
         f"Total: {len(rows)} pages",
         str(sum(row.kept for row in with_output)),
         str(sum(row.dropped for row in with_output)),
@@ -247,38 +220,28 @@ def _table(rows: list[PageRow]) -> str:
         f"{sum(seconds):.1f}" if seconds else "",
         f"{failed} failed",
     ]
-    foot = "".join(f"<td class=\"{'n' if kind == 'num' else ''}\">{value}</td>"
-                   for value, (_, _, kind) in zip(totals, COLUMNS))
-    return ("<section><h2>Pages</h2><p>Click a column heading to sort by it.</p>"
-            f"<table id=\"pages\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
-            f"<tfoot><tr>{foot}</tr></tfoot></table></section>\n")
 
 
-def _row(row: PageRow) -> str:
-    url = escape(row.url or row.key or "unknown page")
-    if row.has_report:
-        page = (f"<a href=\"{escape(quote(row.key))}/{REPORT_FILE}\">{escape(row.key)}</a>"
-                f"<div class=\"url\">{url}</div>")
-    else:
-        page = f"<div class=\"url\">{url}</div>"
+def _row(row: PageRow) -> dict[str, Any]:
+    """A table row: each cell's sort value and what it shows (the template draws the page
+    link, the verdict and the failure)."""
     counted = row.has_report and not row.failure.startswith("output not readable")
     verdict_sort = {True: "kept", False: "dropped", None: ""}[row.verdict]
-    cells = [
-        (row.url or row.key, page),
-        _number(row.kept, counted), _number(row.dropped, counted),
-        _number(row.kept_chars, counted), _number(row.dropped_chars, counted),
-        (verdict_sort, page_verdict_html(row.main_text) if counted else ""),
+    values = [
+        (row.url or row.key, ""),
+        *(_number(value, counted)
+          for value in (row.kept, row.dropped, row.kept_chars, row.dropped_chars)),
+        (verdict_sort, ""),
         (f"{row.seconds:.3f}" if row.seconds is not None else "",
          f"{row.seconds:.2f}" if row.seconds is not None else ""),
-        (row.failure, f"{decision_mark(False)} {escape(row.failure)}" if row.failure else ""),
+        (row.failure, ""),
     ]
-    tds = "".join(
-        f"<td class=\"{'n' if kind == 'num' else ''}\" data-value=\"{escape(value)}\">{shown}</td>"
-        for (value, shown), (_, _, kind) in zip(cells, COLUMNS))
-    state = " class=\"failed\"" if row.failure else ""
-    return f"<tr data-page-id=\"{escape(row.key)}\"{state}>{tds}</tr>"
+    return {"key": row.key, "url": row.url or row.key or "unknown page",
+            "report": f"{quote(row.key)}/{REPORT_FILE}" if row.has_report else "",
+            "failure": row.failure, "counted": counted, "verdict": page_verdict(row.main_text),
+            "cells": [{"name": name, "numeric": kind == "num", "value": value, "shown": shown}
+                      for (value, shown), (name, _, kind) in zip(values, COLUMNS)]}
 
 
 def _number(value: int, counted: bool) -> tuple[str, str]:
     return (str(value), f"{value:,}") if counted else ("", "")
-

@@ -22,15 +22,16 @@ def is_page_folder(folder: Path) -> bool:
     return (folder / SEGMENTATION_FILE).is_file() and (folder / SEGMENTS_FILE).is_file()
 
 
-def read_page_facts(folder: Path) -> PageFacts:
+def read_page_facts(folder: Path, embed_screenshot: bool = False) -> PageFacts:
     """The facts of an output folder: from its capture (:meth:`PageCapture.load`), else the
-    page size in ``segmentation.json``."""
+    page size in ``segmentation.json``; with ``embed_screenshot`` the saved screenshot goes into
+    the report."""
     if (folder / CAPTURE_DIR / CAPTURE_FILE).is_file():
         capture = PageCapture.load(folder / CAPTURE_DIR)
         screenshot = capture.screenshot
         saved = (f"{CAPTURE_DIR}/{screenshot.name}"
                  if screenshot is not None and screenshot.is_file() else None)
-        return page_facts_from_capture(capture, saved)
+        return page_facts_from_capture(capture, saved, embed_screenshot)
     webis = json_object(folder / SEGMENTATION_FILE)
     return PageFacts("", "", positive_int(webis.get("width")), positive_int(webis.get("height")),
                      None)
@@ -58,13 +59,14 @@ def json_object(path: Path) -> dict[str, Any]:
     return value
 
 
-def write_page_report(folder: str | Path) -> Path:
+def write_page_report(folder: str | Path, embed_screenshot: bool = False) -> Path:
     """Rebuild ``folder/report.html`` from the files of a page output folder; every file is read
-    and checked before the report replaces the old one."""
+    and checked before the report replaces the old one. ``embed_screenshot``: the screenshot
+    in ``capture/`` goes into the report (one file that can be moved alone)."""
     folder = Path(folder)
     if not is_page_folder(folder):
         raise InputFileError(f"{folder}: not a wps segment output folder (no "
                              f"{SEGMENTATION_FILE} and {SEGMENTS_FILE})")
-    html = page_report_html(read_page_facts(folder), read_records(folder),
+    html = page_report_html(read_page_facts(folder, embed_screenshot), read_records(folder),
                             read_main_text(folder))
     return write_text_atomic(folder / REPORT_FILE, html)

@@ -8,10 +8,12 @@
   const detail = document.getElementById("detail");
   const announce = document.getElementById("announce");  // selection only, not every hover
   const hint = detail.innerHTML;
+  const page = document.getElementById("page");
+  const stageWidth = Number(stage.dataset.width);
   const boxes = [], items = [];
   for (const box of stage.querySelectorAll(".seg")) boxes[Number(box.dataset.index)] = box;
   for (const item of list.querySelectorAll(".item")) items[Number(item.dataset.index)] = item;
-  let selected = -1;
+  let selected = -1, hovered = -1;
 
   function el(tag, text, cls) {
     const node = document.createElement(tag);
@@ -32,6 +34,20 @@
     return body;
   }
 
+  function fields(object) {
+    // one key above its value, full width: a long value (a main text before trimming) stays
+    // readable instead of squeezed into a table column
+    const list = el("dl", null, "fields");
+    for (const [key, value] of Object.entries(object)) {
+      list.appendChild(el("dt", key));
+      const shown = typeof value === "object" ? JSON.stringify(value) : String(value);
+      const cell = el("dd");
+      cell.appendChild(el(shown.length > 80 ? "pre" : "span", shown));
+      list.appendChild(cell);
+    }
+    return list;
+  }
+
   function render(index) {
     detail.replaceChildren();
     if (index < 0) { detail.innerHTML = hint; return; }
@@ -42,6 +58,10 @@
     if (seg.kind) facts.kind = seg.kind;
     if (seg.prose_score !== null && seg.prose_score !== undefined) facts["prose score"] = seg.prose_score;
     detail.appendChild(table(facts));
+    if (boxes[index].classList.contains("beyond")) {
+      detail.appendChild(el("p", "Below the screenshot: the page was taller than the screenshot, " +
+        "so the outline marks an area the picture does not show.", "beyond-note"));
+    }
     detail.appendChild(el("h3", "Reasons"));
     if (seg.reasons.length) {
       const reasons = el("ul", null, "reasons");
@@ -61,13 +81,17 @@
     }
     if (Object.keys(seg.fields).length) {
       detail.appendChild(el("h3", "Other fields"));
-      detail.appendChild(table(seg.fields));
+      detail.appendChild(fields(seg.fields));
     }
   }
 
   function showInList(item) {
-    // Scroll the list only: scrollIntoView would scroll the page under the pointer too.
-    const top = item.offsetTop, bottom = top + item.offsetHeight;
+    // Scroll the list only: scrollIntoView would scroll the page under the pointer too. The
+    // position is measured, not read from offsetTop: each entry is contained
+    // (content-visibility), so it is its own button's offsetParent and offsetTop is 0.
+    const entry = item.parentElement;
+    const top = entry.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop;
+    const bottom = top + entry.offsetHeight;
     if (top < list.scrollTop) list.scrollTop = top;
     else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
   }
@@ -123,15 +147,45 @@
     }
   }
 
+  function boxAt(event) {
+    // A number label belongs to its box; elsewhere the smallest shown box under the pointer
+    // wins, whichever is drawn on top: a post's outline around its body, a selected box raised
+    // above the others, never hide the segments inside them.
+    const label = event.target.closest(".label");
+    if (label) return Number(label.parentElement.dataset.index);
+    const rect = stage.getBoundingClientRect();
+    const scale = rect.width / stageWidth;
+    const x = (event.clientX - rect.left) / scale, y = (event.clientY - rect.top) / scale;
+    let best = -1, bestArea = Infinity;
+    for (let i = 0; i < data.length; i++) {
+      const [left, top, width, height] = data[i].box;
+      if (boxes[i].hidden || x < left || y < top || x > left + width || y > top + height) continue;
+      if (width * height < bestArea) { best = i; bestArea = width * height; }
+    }
+    return best;
+  }
+
+  function hover(index) {
+    if (index === hovered) return;
+    if (hovered >= 0) boxes[hovered].classList.remove("hovered");
+    hovered = index;
+    if (index >= 0) boxes[index].classList.add("hovered");
+    render(index >= 0 ? index : selected);
+  }
+
   stage.addEventListener("click", (event) => {
-    const box = event.target.closest(".seg");
-    if (box) select(Number(box.dataset.index), false);
+    const index = boxAt(event);
+    if (index >= 0) select(index, false);
   });
-  stage.addEventListener("mouseover", (event) => {
-    const box = event.target.closest(".seg");
-    if (box) render(Number(box.dataset.index));
+  let pointer = null;  // the latest move, handled once per frame
+  stage.addEventListener("mousemove", (event) => {
+    if (pointer === null) requestAnimationFrame(() => {
+      if (pointer !== null) hover(boxAt(pointer));
+      pointer = null;
+    });
+    pointer = event;
   });
-  stage.addEventListener("mouseleave", () => render(selected));
+  stage.addEventListener("mouseleave", () => { pointer = null; hover(-1); });
   list.addEventListener("click", (event) => {
     const item = event.target.closest(".item");
     if (item) select(Number(item.dataset.index), true);
@@ -139,9 +193,15 @@
   for (const input of decisionInputs) input.addEventListener("change", applyFilters);
   reasonFilter.addEventListener("change", applyFilters);
   if (kindFilter) kindFilter.addEventListener("change", applyFilters);
-  document.getElementById("zoom").addEventListener("change", (event) => {
-    stage.style.zoom = event.target.value;
-  });
+  const zoom = document.getElementById("zoom");
+  function applyZoom() {
+    // "fit width": the whole page width in view, never enlarged
+    const style = getComputedStyle(page);
+    const room = page.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    stage.style.zoom = zoom.value === "fit" ? Math.min(1, room / stageWidth) : zoom.value;
+  }
+  zoom.addEventListener("change", applyZoom);
+  window.addEventListener("resize", () => { if (zoom.value === "fit") applyZoom(); });
   document.getElementById("filters").addEventListener("submit", (event) => event.preventDefault());
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
@@ -158,5 +218,6 @@
       select(-1, false);
     }
   });
+  applyZoom();
   applyFilters();
 })();

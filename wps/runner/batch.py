@@ -237,12 +237,14 @@ def _user_agent(pipeline: PipelineOptions) -> str:
 def _checked_pipeline(pipeline: PipelineOptions, images: bool = True) -> PipelineOptions:
     """Fail once, before any page, on what would fail every page: no Chromium, an unknown
     segmenter or options it does not take, a bad config file (read here once for all workers).
-    Without ``images`` the screenshot is taken only for a segmenter that reads it."""
+    Without ``images`` the screenshot is taken only for a segmenter that reads it or a report
+    that embeds it."""
     capture_options = pipeline.capture_options or CaptureOptions()
     find_chromium(capture_options.chromium_path)
     if capture_options.user_agent is None:  # live sites are told who visits
         capture_options = replace(capture_options, user_agent=USER_AGENT)
-    if not images and capture_options.screenshot and not reads_screenshot(pipeline):
+    if (not images and not pipeline.embed_screenshot and capture_options.screenshot
+            and not reads_screenshot(pipeline)):
         capture_options = replace(capture_options, screenshot=False)
     return replace(pipeline, capture_options=capture_options).checked()
 
