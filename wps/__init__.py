@@ -7,7 +7,7 @@ page deadline; the data passed between them is in :mod:`wps.model`, ``segments.j
 """
 
 from .errors import WpsError
-from .model import Node, PageCapture, Segment, Segmentation
+from .model import Node, PageCapture, Segment, Segmentation, StoredPage
 from .pipeline import PageResult, PipelineOptions, segment, segment_to_directory
 from .segmenters import build_segmenter, segmenter_names
 
@@ -22,6 +22,7 @@ __all__ = [
     "PipelineOptions",
     "Segment",
     "Segmentation",
+    "StoredPage",
     "WpsError",
     "build_segmenter",
     "segment",

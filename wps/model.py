@@ -7,6 +7,7 @@ Webis-WebSeg-20 ``nodes.csv`` columns hold (there as ``left,bottom,right,top``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from dataclasses import asdict, dataclass, field
@@ -99,6 +100,27 @@ class Node:
             depth=int(data.get("depth", 0)),
             attrs={str(k): str(v) for k, v in (data.get("attrs") or {}).items()},
         )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPage:
+    """A page given as HTML (a Python string, stdin, a JSONL ``html`` field, a WARC record),
+    rendered offline as a local file is, and the URL it is recorded under (``""``: none known;
+    the page id then comes from the HTML, so two different pages never share one)."""
+
+    html: bytes
+    url: str = ""
+
+    @classmethod
+    def of(cls, html: str | bytes, url: str | None = None) -> StoredPage:
+        """From text (encoded as UTF-8) or bytes (kept as they are: the page's own charset)."""
+        return cls(html.encode("utf-8", "replace") if isinstance(html, str) else html, url or "")
+
+    @property
+    def page_id(self) -> str:
+        """The id of a page at ``url`` (as :func:`wps.capture.sources.page_id_for` gives it), or
+        of these bytes where no URL is known."""
+        return hashlib.sha1(self.url.encode("utf-8") if self.url else self.html).hexdigest()[:12]
 
 
 @dataclass(slots=True)

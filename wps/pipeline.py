@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from .deadline import Deadline
 from .errors import DatasetError, InputFileError, UsageError
-from .model import PageCapture, Segmentation
+from .model import PageCapture, Segmentation, StoredPage
 from .segmenters import Segmenter, build_segmenter
+
+PageSource = str | Path | PageCapture | StoredPage
+"""What a page can be given as (see :func:`segment`)."""
 
 if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this module light
     from .capture import Browser, CaptureOptions
@@ -156,17 +159,22 @@ class PageResult:
 
 
 def load_capture(
-    source: str | Path | PageCapture,
+    source: PageSource,
     *,
     capture_options: CaptureOptions | None = None,
     browser: Browser | None = None,
     deadline: Deadline | None = None,
 ) -> PageCapture:
-    """Step 1: a capture from a URL, a local HTML file, a Webis page folder or a capture folder."""
+    """Step 1: a capture from a URL, a local HTML file, a Webis page folder, a capture folder or
+    HTML given as text (:class:`~wps.capture.StoredPage`)."""
     if isinstance(source, PageCapture):
         return source
+    if isinstance(source, StoredPage):
+        from .capture import capture_stored
+
+        return capture_stored(source, capture_options, browser=browser, deadline=deadline)
     if isinstance(source, Path) or "://" not in str(source):
-        path = Path(source)
+        path = _local_path(source)
         if path.is_dir():
             if (path / "capture.json").is_file():
                 return PageCapture.load(path)
@@ -186,10 +194,31 @@ def load_capture(
     return capture_page(source, capture_options, browser=browser, deadline=deadline)
 
 
+def _local_path(source: str | Path) -> Path:
+    """``source`` as a path that can be asked about: text that is HTML, or a name the system
+    cannot hold, is a one-line usage or input error here, never a raw ``OSError``."""
+    text = str(source)
+    if isinstance(source, str) and text.lstrip()[:1] == "<":
+        raise UsageError(f"{text[:40]!r}...: looks like HTML, not a file or URL; pass it as "
+                         "html=... (wps.segment(html=..., url=...)) or on stdin (wps segment -)")
+    path = Path(source)
+    try:
+        path.stat()
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as err:  # too long, a NUL, a loop: nothing a page can be
+        cause = getattr(err, "strerror", None) or err
+        shown = text[:200] if text[:200].isprintable() else ascii(text[:200])
+        raise InputFileError(f"{shown}: cannot be read ({cause})") from None
+    return path
+
+
 def segment(
-    source: str | Path | PageCapture,
+    source: PageSource | None = None,
     options: PipelineOptions | None = None,
     *,
+    html: str | bytes | None = None,
+    url: str | None = None,
     browser: Browser | None = None,
     **overrides: Any,
 ) -> PageResult:
@@ -197,7 +226,9 @@ def segment(
 
     ``source`` is an http(s) URL, a local ``.html``/``.html.gz`` file, a Webis-WebSeg-20 page
     folder (with ``nodes.csv``), a saved capture folder (with ``capture.json``) or a
-    :class:`~wps.model.PageCapture`. ``options`` (default :class:`PipelineOptions`) says which
+    :class:`~wps.model.PageCapture`; or give the page's ``html`` (text or bytes) instead, with
+    the ``url`` it is recorded under: it is rendered offline, as a local file is (its
+    subresources are not fetched). ``options`` (default :class:`PipelineOptions`) says which
     steps run and how; keyword ``overrides`` replace single fields of it, so
     ``segment(page, segmenter="baseline")`` works without building an options object. Pass a
     :class:`~wps.capture.Browser` to reuse one Chromium across pages. A rendered page's
@@ -205,17 +236,40 @@ def segment(
     :func:`wps.capture.discard_screenshot` removes it (:func:`segment_to_directory` does that).
     """
     options = PipelineOptions.resolve(options, overrides)
+    source = page_source(source, html, url)
     return _segment_within(source, options.checked(), browser, _deadline(source, options, browser))
 
 
-def _deadline(source: str | Path | PageCapture, options: PipelineOptions,
+def page_source(source: PageSource | None, html: str | bytes | None,
+                url: str | None) -> PageSource:
+    """The one page ``source`` or ``html`` (with its ``url``) name: exactly one of the two."""
+    if html is None:
+        if source is None:
+            raise UsageError("no page given: pass a source (URL, file, folder) or html=...")
+        if url is not None:
+            raise UsageError("url= names the page of html=...; a source has its own")
+        return source
+    if source is not None:
+        raise UsageError("give either a source or html=..., not both")
+    return StoredPage.of(html, url)
+
+
+def _deadline(source: PageSource, options: PipelineOptions,
               browser: Browser | None) -> Deadline:
     """The page's deadline: ``--timeout`` of the capture options, or of the browser's own
     options when the pipeline names none."""
     seconds = options.timeout_s
     if options.capture_options is None and browser is not None:
         seconds = browser.options.timeout_s
-    return Deadline(seconds, what=source.url if isinstance(source, PageCapture) else str(source))
+    return Deadline(seconds, what=source_name(source))
+
+
+def source_name(source: PageSource) -> str:
+    """How errors name a page: its URL, its path, or for HTML given as text its URL or
+    ``<html>`` where none is known."""
+    if isinstance(source, (PageCapture, StoredPage)):
+        return source.url or "<html>"
+    return str(source)
 
 
 def build_steps(options: PipelineOptions) -> list[PipelineStep]:
@@ -250,7 +304,7 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     return steps
 
 
-def _segment_within(source: str | Path | PageCapture, options: PipelineOptions,
+def _segment_within(source: PageSource, options: PipelineOptions,
                     browser: Browser | None, deadline: Deadline) -> PageResult:
     """Capture, then the steps, all within ``deadline`` (capture bounds itself; the steps are
     interrupted when they overrun)."""
@@ -268,7 +322,7 @@ def _segment_within(source: str | Path | PageCapture, options: PipelineOptions,
 
 
 def segment_to_directory(
-    source: str | Path | PageCapture,
+    source: PageSource,
     out_dir: str | Path,
     options: PipelineOptions | None = None,
     *,
@@ -286,7 +340,7 @@ def segment_to_directory(
     return segment_into(source, out_dir, options, browser)
 
 
-def segment_into(source: str | Path | PageCapture, out_dir: str | Path,
+def segment_into(source: PageSource, out_dir: str | Path,
                  options: PipelineOptions, browser: Browser | None = None,
                  deadline: Deadline | None = None, *, capture_folder: bool = True,
                  overlay: bool = True) -> PageResult:

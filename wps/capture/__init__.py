@@ -2,5 +2,7 @@
 
 from .browser import Browser, CaptureOptions, capture_page, find_chromium
 from .screenshots import discard_screenshot
+from .stored import capture_stored
 
-__all__ = ["Browser", "CaptureOptions", "capture_page", "discard_screenshot", "find_chromium"]
+__all__ = ["Browser", "CaptureOptions", "capture_page", "capture_stored",
+           "discard_screenshot", "find_chromium"]

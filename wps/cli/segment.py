@@ -11,6 +11,7 @@ from typing import Any
 from ..config import PROFILES
 from ..errors import UsageError
 from ..jsonsafe import load_nested
+from ..model import StoredPage
 from ..pipeline import DEFAULT_SEGMENTER, PipelineOptions
 from ..segmenters import segmenter_names
 from ..text.extract import EXTRACTORS
@@ -26,7 +27,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "segments.jsonl and overlay.png; --format json prints one JSON object instead.",
     )
     parser.add_argument("source",
-                        help="URL, .html/.html.gz file, Webis page folder or capture folder")
+                        help="URL, .html/.html.gz file, Webis page folder or capture folder; - "
+                        "reads the page's HTML from stdin")
+    parser.add_argument("--url", default=None,
+                        help="with -: the URL the page from stdin is recorded under (it is still "
+                        "rendered offline, as a local file is)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (--format files)")
     parser.add_argument("--format", choices=("files", "json"), default="files",
                         help="files: write --out DIR; json: print to stdout, write nothing")
@@ -121,6 +126,20 @@ def parse_segmenter_options(items: list[str]) -> dict[str, Any]:
     return options
 
 
+def source_from_args(args: argparse.Namespace) -> str | StoredPage:
+    """The page: ``SOURCE``, or with ``-`` the HTML on stdin under ``--url``."""
+    if args.source != "-":
+        if args.url is not None:
+            raise UsageError("--url names the page read from stdin (SOURCE -), not a source")
+        return args.source
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("-: no HTML on stdin (pipe a page in: cat page.html | wps segment - ...)")
+    html = sys.stdin.buffer.read()
+    if not html.strip():
+        raise UsageError("-: stdin held no HTML")
+    return StoredPage.of(html, args.url)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import segment, segment_to_directory
 
@@ -131,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json" and args.embed_screenshot:
         raise UsageError("--embed-screenshot goes into report.html; --format json writes none")
     options = pipeline_options_from_args(args)
+    source = source_from_args(args)
     if args.out is not None:  # an impossible --out fails before the browser starts
         from ..output import check_replaceable_output
 
@@ -139,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         from ..capture import discard_screenshot
         from ..output import page_summary
 
-        result = segment(args.source, options)
+        result = segment(source, options)
         try:
             summary = page_summary(result.capture, result.segmentation)
             if options.keep_only:
@@ -157,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
             if result.capture.source == "browser":
                 discard_screenshot(result.capture.screenshot)
         return 0
-    result = segment_to_directory(args.source, args.out, options)
+    result = segment_to_directory(source, args.out, options)
     print(
         f"{result.capture.url}: {len(result.segmentation.segments)} segments "
         f"({options.segmenter}) -> {args.out}",

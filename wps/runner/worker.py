@@ -17,14 +17,13 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
-import shutil
 import signal
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
 from ..capture import Browser, CaptureOptions, discard_screenshot
 from ..errors import WpsError
 from ..files import TERMINATED_EXIT, Terminated, remove_own_temporaries
-from ..model import PageCapture
+from ..model import PageCapture, StoredPage
 from ..pipeline import PageResult, PipelineOptions
 
 _BROWSER: Browser | None = None
@@ -393,24 +392,10 @@ def render_page(task: PageTask, browser: Browser,
 
 def capture_stored_page(task: PageTask, browser: Browser,
                         deadline: Deadline | None = None) -> PageCapture:
-    """Render stored HTML as a local page (offline: it reaches no network, as a local file does)
-    and record it under the page's own URL and id.
-
-    Rendered from a temporary ``page.html`` because the capture takes URLs and files; a capture
-    option to render given bytes under a URL would save that write.
-    """
-    from ..capture.screenshots import SOURCE_PREFIX, new_temp_folder
-    from ..capture.sources import page_id_for
+    """A JSONL or WARC page's stored HTML, rendered offline under the page's own URL."""
+    from ..capture import capture_stored
     from ..deadline import Deadline
 
-    folder = new_temp_folder(SOURCE_PREFIX)
-    try:
-        page = folder / "page.html"
-        page.write_bytes(task.html or b"")
-        options = task.pipeline.capture_options or browser.options
-        capture = browser.capture(page, options, deadline=deadline or Deadline(
-            options.timeout_s, what=task.source))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return replace(capture, url=task.source, final_url=task.source,
-                   page_id=page_id_for(task.source))
+    options = task.pipeline.capture_options or browser.options
+    return capture_stored(StoredPage.of(task.html or b"", task.source), options, browser=browser,
+                          deadline=deadline or Deadline(options.timeout_s, what=task.source))
