@@ -46,8 +46,8 @@ _CANCELLED_JS = "window.__wpsNavigationHold ? window.__wpsNavigationHold.cancell
 
 class NavigationWatch:
     """Counts the main frame's navigation requests after the first and holds the page once it
-    has started more than :data:`MAX_SELF_NAVIGATIONS` by itself (a page reloading itself
-    before ``load`` would otherwise never finish loading)."""
+    has started :data:`MAX_SELF_NAVIGATIONS` by itself (a page reloading itself before ``load``
+    would otherwise never finish loading). HTTP redirects are the server's, not counted."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
@@ -58,12 +58,13 @@ class NavigationWatch:
 
     def _on_request(self, request: Any) -> None:
         try:
-            if not request.is_navigation_request() or request.frame != self.page.main_frame:
+            if (not request.is_navigation_request() or request.redirected_from is not None
+                    or request.frame != self.page.main_frame):
                 return
         except Exception:  # a request of a frame already gone
             return
         self.requests += 1
-        if self.requests > MAX_SELF_NAVIGATIONS + 1 and not self.held:
+        if self.requests > MAX_SELF_NAVIGATIONS and not self.held:
             task = asyncio.ensure_future(self.hold())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
