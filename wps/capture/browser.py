@@ -576,7 +576,7 @@ async def _render(
         await watch.close()
     incomplete = not (loaded and settled)
     held = await cancelled_navigations(page)
-    if held:
+    if held or watch.held:  # held: counted in the document captured (0 if one still landed)
         timings["navigations_held"] = held
     unreached = await unreached_scroll_content(page)
 
