@@ -91,7 +91,8 @@ def test_missing_chromium_exit_code(page_server, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("WPS_CHROMIUM", "/nonexistent/chromium")
     url = page_server.add_html("/cli-nobrowser", "<p>x</p>")
     out = tmp_path / "capture"
-    assert main(["capture", url, "--out", str(out)]) == BrowserNotFoundError.exit_code
+    code = main(["capture", url, "--out", str(out), "--allow-private"])  # passes the guard
+    assert code == BrowserNotFoundError.exit_code
     lines = wps_lines(capsys.readouterr().err, url)
     assert len(lines) == 1 and "/nonexistent/chromium" in lines[0] and not out.exists()
 

@@ -258,7 +258,10 @@ def check_url(url: str, *, allow_private: bool,
     The host is cut out as Chromium does (``\\`` is ``/``, ``http:host`` is ``http://host``), so
     ``http://127.0.0.1\\@example.com/`` is refused rather than taken for example.com.
     """
-    scheme, host = split_url(url)
+    try:
+        scheme, host = split_url(url)
+    except ValueError as error:  # a port no browser would open: a malformed URL
+        raise UsageError(f"{url}: not a valid URL ({error})") from None
     if scheme not in WEB_SCHEMES:
         shown = f"{scheme}:" if scheme else "no scheme"
         raise UsageError(f"{url}: only http and https URLs can be rendered ({shown})")

@@ -40,8 +40,14 @@ from ..errors import (
     PageMemoryError,
 )
 from ..model import PageCapture
-from .dom import MAX_FRAMES, DomWalk, serialize_with_shadow_roots, walk_dom
+from .dom import MAX_FRAMES, DomWalk, serialize_with_shadow_roots, walk_dom, well_formed
 from .faults import MainDocuments, RendererCrash, check_response, translate_error
+from .navigation import (
+    MAX_SELF_NAVIGATIONS,
+    NavigationWatch,
+    cancelled_navigations,
+    wait_for_load,
+)
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
 from .processes import find_browser_pid, kill, kill_browser, marker_flag, renderer_memory
@@ -56,7 +62,7 @@ from .scroll import (
     reacts_to_scrolling,
     unreached_scroll_content,
 )
-from .sources import PageSource, check_body, page_id_for, resolve_source
+from .sources import PageSource, check_body, page_id_for, prepare_source
 from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, open_tab, park, tab_key
 
 LAUNCH_ARGS = (
@@ -66,7 +72,6 @@ LAUNCH_ARGS = (
 )
 _MEMORY_POLL_S = 0.25
 _GRACE_S = 2.0  # time past --timeout for closing the context cleanly
-MAX_SELF_NAVIGATIONS = 2
 _NAVIGATED_MARKERS = (
     "Execution context was destroyed", "Cannot find context with specified id",
     "because of a navigation", "the page is navigating and changing the content",
@@ -323,23 +328,21 @@ class Browser:
         return self._browser.version
 
     # -------------------------------------------------------------------------------- capture
-    def capture(self, source: str | Path, options: CaptureOptions | None = None, *,
-                deadline: Deadline | None = None) -> PageCapture:
+    def capture(self, source: str | Path | PageSource, options: CaptureOptions | None = None,
+                *, deadline: Deadline | None = None) -> PageCapture:
         """Render ``source`` (http(s) URL or local .html/.html.gz) and capture it.
 
         ``deadline`` (default: ``options.timeout_s`` from now) bounds the whole capture; the
         pipeline passes the page's deadline so that capture and later stages share it. Web
-        pages are checked against the address guard before Chromium sees them. Retries once
-        after a browser or renderer crash, on a restarted browser.
+        pages are checked against the address guard before Chromium sees them (a
+        :class:`PageSource` is taken as :func:`prepare_source` checked it, and cleaned up here).
+        Retries once after a browser or renderer crash, on a restarted browser.
         """
         options = options or self.options
-        resolved = resolve_source(source)
+        resolved = source if isinstance(source, PageSource) else \
+            prepare_source(source, allow_private=options.allow_private)
         deadline = deadline or Deadline(options.timeout_s, what=resolved.url)
         try:
-            if not resolved.is_file:
-                from .addresses import check_url
-
-                check_url(resolved.url, allow_private=options.allow_private)
             for attempt in (1, 2):
                 launch = self._enter()
                 started = time.monotonic()
@@ -561,17 +564,21 @@ async def _render(
     timings: dict[str, float] = {}
     documents = None if source.is_file else MainDocuments.watch(page)
     mark = time.perf_counter()
-    response, incomplete = await _navigate(page, source, options, deadline)
-    timings["navigate_s"] = time.perf_counter() - mark
-    check_response(source, response)
-    body = None if incomplete else await _document_body(source, response)  # may never end
-    if body is not None:
-        check_body(source.url, body)
-    if hook is not None:
-        await hook(page)
+    watch = NavigationWatch(page)
+    try:
+        response, loaded = await _navigate(page, source, options, deadline)
+        timings["navigate_s"] = time.perf_counter() - mark
+        if hook is not None:
+            await hook(page)
 
-    walk, html, title, scroll_truncated = await _prepare_and_walk(
-        page, source, options, policy, deadline, timings)
+        walk, html, title, scroll_truncated, settled = await _prepare_and_walk(
+            page, source, options, policy, deadline, timings, watch)
+    finally:
+        await watch.close()
+    incomplete = not (loaded and settled)
+    held = await cancelled_navigations(page)
+    if held or watch.held:  # held: counted in the document captured (0 if one still landed)
+        timings["navigations_held"] = held
     unreached = await unreached_scroll_content(page)
     if documents is not None and (final := documents.final(response)) is not response:
         check_response(source, final)  # the page navigated itself: judge what is captured
@@ -611,23 +618,30 @@ async def _render(
 
 async def _navigate(page: Any, source: PageSource, options: CaptureOptions,
                     deadline: float) -> tuple[Any, bool]:
-    """Open the page and wait for ``load`` within ``options.load_share`` of the time left.
+    """Open the page and wait for ``load`` within ``options.load_share`` of the time left;
+    the response and whether ``load`` came.
 
     A page that never finishes loading (a stalled subresource, a stream that never ends) is
     kept as it rendered by then and marked incomplete, unless ``allow_incomplete`` is off.
+    A web page's status and type are judged once it commits, its body as soon as it has
+    arrived, while the page loads: megabytes of binary labelled HTML must not hold the
+    renderer until the deadline before they are refused.
     """
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
-
     remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
-    if not options.allow_incomplete:
-        return await page.goto(source.navigate_url, wait_until="load", timeout=remaining_ms), False
     response = await page.goto(source.navigate_url, wait_until="commit", timeout=remaining_ms)
-    load_ms = max(1.0, (deadline - time.perf_counter()) * 1000 * options.load_share)
+    check_response(source, response)
+    load = asyncio.ensure_future(wait_for_load(page, deadline, options.load_share,
+                                               strict=not options.allow_incomplete))
+    body = asyncio.ensure_future(_document_body(source, response))  # may never end
     try:
-        await page.wait_for_load_state("load", timeout=load_ms)
-    except PlaywrightTimeout:
-        return response, True
-    return response, False
+        await asyncio.wait({load, body}, return_when=asyncio.FIRST_COMPLETED)
+        if not body.done() and load.done() and load.result():
+            await body  # the document is complete once its load event came
+        if body.done() and body.result() is not None:
+            check_body(source.url, body.result())
+        return response, await load
+    finally:
+        await _cancel_tasks({load, body})
 
 
 async def _document_body(source: PageSource, response: Any) -> bytes | None:
@@ -644,28 +658,33 @@ async def _document_body(source: PageSource, response: Any) -> bytes | None:
 
 async def _prepare_and_walk(
     page: Any, source: PageSource, options: CaptureOptions, policy: RequestPolicy,
-    deadline: float, timings: dict[str, float]
-) -> tuple[DomWalk, str, str, bool]:
-    """Settle, scroll and walk; start over (twice at most) if the page navigates itself meanwhile.
+    deadline: float, timings: dict[str, float], watch: NavigationWatch
+) -> tuple[DomWalk, str, str, bool, bool]:
+    """Settle, scroll and walk; start over if the page navigates itself meanwhile. The last
+    item: whether the document walked finished loading.
 
     Script and meta-refresh redirects after ``load`` destroy the page's JavaScript context under
-    a running ``evaluate``; the redirect target is what a reader would see, so capture that.
+    a running ``evaluate``; the redirect target is what a reader would see, so capture that. After
+    :data:`MAX_SELF_NAVIGATIONS` the page is held on the document it shows (a navigation under
+    way still lands, once); the wait for each new document's ``load`` is bounded like the first.
     """
     from playwright.async_api import Error
 
-    for attempt in range(MAX_SELF_NAVIGATIONS + 1):
+    loaded = True
+    for attempt in range(MAX_SELF_NAVIGATIONS + 2):
+        if attempt >= MAX_SELF_NAVIGATIONS:
+            await watch.hold()
         try:
-            return await _prepare_and_walk_once(page, source, options, policy, deadline, timings)
+            walked = await _prepare_and_walk_once(page, source, options, policy, deadline,
+                                                  timings)
+            return (*walked, loaded)
         except Error as err:
             if not any(marker in str(err) for marker in _NAVIGATED_MARKERS):
                 raise
-            if attempt == MAX_SELF_NAVIGATIONS:
-                raise NavigationError(
-                    f"{source.url}: the page kept navigating ({attempt + 1} times while it was "
-                    "captured)") from None
-            remaining_ms = max(1.0, (deadline - time.perf_counter()) * 1000)
-            await page.wait_for_load_state("load", timeout=remaining_ms)
-    raise AssertionError("unreachable")
+            loaded = await wait_for_load(page, deadline, options.load_share,
+                                         strict=not options.allow_incomplete)
+    raise NavigationError(f"{source.url}: the page kept navigating ({MAX_SELF_NAVIGATIONS + 2} "
+                          "times while it was captured, also after it was held)")
 
 
 async def _prepare_and_walk_once(
@@ -696,8 +715,9 @@ async def _prepare_and_walk_once(
     max_frames = 0 if options.frames == "none" else MAX_FRAMES
     walk = await walk_dom(page, max_frames,
                           frame_allowed=lambda url: policy.allow_frame(url, page.url))
-    html = await (serialize_with_shadow_roots(page) if walk.shadow_roots else page.content())
-    title = await page.title()
+    html = await serialize_with_shadow_roots(page) if walk.shadow_roots else \
+        well_formed(await page.content())
+    title = well_formed(await page.title())
     timings["dom_s"] = time.perf_counter() - mark
     if walk.frames_walked or walk.frames_skipped:
         timings["frames_walked"] = walk.frames_walked
@@ -733,13 +753,15 @@ def capture_page(
     if browser is not None:
         return browser.capture(source, options, deadline=deadline)
     options = options or CaptureOptions()
+    resolved = prepare_source(source, allow_private=options.allow_private)  # before Chromium
     own = Browser(replace(options))
     try:
         own.start()
-        capture = own.capture(source, options, deadline=deadline)
+        capture = own.capture(resolved, options, deadline=deadline)
         detach_screenshot(capture)
         return capture
     except BrowserNotFoundError as err:
         raise BrowserNotFoundError(f"{source}: cannot render, {err}") from None
     finally:
+        resolved.cleanup()
         own.close()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,6 +67,40 @@ FRAME_TIMEOUT_S = 2.0
 
 FRAMES_TOTAL_S = 5.0
 """Time for walking all cross-origin frames of a page; frames still waiting then are skipped."""
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(
+    r"(?<!\\)((?:\\\\)*)(\\ud[89ab][0-9a-f]{2}\\ud[c-f][0-9a-f]{2}|\\ud[89a-f][0-9a-f]{2})",
+    re.IGNORECASE)
+"""A ``\\uXXXX`` escape of a surrogate pair or of a lone surrogate, not itself escaped."""
+
+
+def well_formed(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD.
+
+    A page's script can put lone surrogates into text nodes, titles and attributes
+    (``"\\ud800"``); they reach Python as they are, and no UTF encoding can write them, so every
+    later step that encodes text would fail on them.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def load_walk_json(payload: str) -> dict[str, Any]:
+    """A walk's JSON, its lone surrogates as U+FFFD (``JSON.stringify`` writes them, and only
+    them, as ``\\udXXX`` escapes, which ``json.loads`` would turn back into surrogates)."""
+    if "\\ud" in payload or "\\uD" in payload:
+        payload = _SURROGATE_ESCAPE.sub(_lone_escape_replaced, payload)
+    return json.loads(payload)
+
+
+def _lone_escape_replaced(match: re.Match[str]) -> str:
+    escape = match.group(2)
+    return match.group(0) if len(escape) == 12 else match.group(1) + "\\ufffd"
 
 
 @dataclass(slots=True)
@@ -125,7 +160,7 @@ def parse_walk(payload: str | list[FramePart]) -> DomWalk:
     after the main walk, their BODY attached to the IFRAME node. The cyclic garbage collector is
     paused meanwhile: 100k new objects trigger it dozens of times for nothing (no cycles).
     """
-    parts = [FramePart(json.loads(payload))] if isinstance(payload, str) else payload
+    parts = [FramePart(load_walk_json(payload))] if isinstance(payload, str) else payload
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -217,7 +252,7 @@ async def walk_dom(page: Any, max_frames: int = MAX_FRAMES,
     frame and frames of other origins are left out: see :mod:`.policy`).
     """
     payload = await page.evaluate(walk_script(), walk_arguments(0, max_frames))
-    parts = [FramePart(json.loads(payload))]
+    parts = [FramePart(load_walk_json(payload))]
     if parts[0].data["frames"]:
         await _walk_child_frames(page, parts, max_frames, frame_allowed or (lambda _url: True))
     return parse_walk(parts)
@@ -260,7 +295,7 @@ async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int,
         except (Error, TimeoutError):  # timed out, navigated: leave that frame out
             skipped += 1
             continue
-        data = json.loads(payload)
+        data = load_walk_json(payload)
         budget -= _frames_used(data)
         pending += len(data["frames"])
         parts.append(FramePart(data, offsets[walk_id] + node_index))
@@ -298,5 +333,5 @@ async def serialize_with_shadow_roots(page: Any) -> str:
     the serialisation keeps ``html`` faithful for other readers (the declarative form re-renders).
     """
     if not await page.evaluate("typeof Element.prototype.getHTML === 'function'"):
-        return await page.content()
-    return await page.evaluate(_SERIALIZE_JS)
+        return well_formed(await page.content())
+    return well_formed(await page.evaluate(_SERIALIZE_JS))

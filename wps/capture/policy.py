@@ -2,7 +2,9 @@
 
 A local page is confined to its own folder tree: it may load subresources (stylesheets, images,
 fonts) from the folder it lies in and below, never another ``file:`` document (no iframe of
-``/etc/passwd``, no refresh or ``location`` to another file) and never the network. A page from
+``/etc/passwd``, no refresh or ``location`` to another file) and never the network. Symlinks are
+resolved before the check, and a file with more than one hard link is refused: a hard link is
+another name of a file that may lie anywhere on the same file system. A page from
 the web may load third-party subresources (real pages need their CSS and fonts) unless
 ``same_origin`` is set, which keeps everything, its navigations and frames too, to the origin of
 the URL given; iframes of another origin are neither loaded nor captured unless
@@ -14,6 +16,8 @@ also holds every request, each redirect hop included, to that origin under ``sam
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -93,21 +97,39 @@ class RequestPolicy:
         if is_document:
             return _same_file(url, self.page_url)
         path = _file_path(url)
-        return any(path.startswith(root) for root in self.local_roots)
+        if path is None:
+            return False
+        return any(path.startswith(root) for root in self.local_roots) and not _hard_link(path)
 
 
 def _folder_of(file_url: str) -> str:
-    return str(Path(_file_path(file_url)).parent).rstrip("/") + "/"
+    return str(Path(_file_path(file_url) or "/").parent).rstrip("/") + "/"
 
 
-def _file_path(file_url: str) -> str:
-    """The normalised local path of a ``file:`` URL (``..`` resolved, so no climbing out)."""
+def _file_path(file_url: str) -> str | None:
+    """The normalised local path of a ``file:`` URL (``..`` and symlinks resolved, so no
+    climbing out); ``None`` for one no file can have (a NUL byte, ``%00``)."""
     path = unquote(urlsplit(file_url).path)
+    if "\x00" in path:
+        return None
     return str(Path("/" + path.lstrip("/")).resolve(strict=False))
 
 
+def _hard_link(path: str) -> bool:
+    """Is ``path`` a regular file with more than one name? (A missing file is not: it loads
+    nothing.)"""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(status.st_mode) and status.st_nlink > 1
+
+
 def _same_file(url: str, page_url: str) -> bool:
-    return url.startswith("file:") and _file_path(url) == _file_path(page_url)
+    if not url.startswith("file:"):
+        return False
+    path = _file_path(url)
+    return path is not None and path == _file_path(page_url)
 
 
 def _is_web(url: str) -> bool:

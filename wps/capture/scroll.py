@@ -188,7 +188,12 @@ UNREACHED_MIN_PX = 100
 async def unreached_scroll_content(page: Any) -> list[dict[str, Any]]:
     """The inner scrolling containers whose content the capture could not reach (largest first,
     at most 20): tag, class, hidden pixels and the container's box."""
-    return list(await page.evaluate(_UNREACHED_JS, UNREACHED_MIN_PX))
+    from .dom import well_formed
+
+    found = list(await page.evaluate(_UNREACHED_JS, UNREACHED_MIN_PX))
+    for item in found:  # a class name is the page's text
+        item["class"] = well_formed(str(item.get("class", "")))
+    return found
 
 
 async def expand_scroll_container(page: Any) -> bool:

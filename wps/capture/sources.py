@@ -5,7 +5,10 @@ valid UTF-8, is first copied to a temporary ``.html`` file (the latter with a UT
 mark, which outranks any ``<meta charset>``: a saved page is very often re-encoded as UTF-8 while
 its meta tag still names ISO-8859-1, and valid UTF-8 is almost never meant as anything else;
 without the mark Chromium would also fall back to windows-1252 where no charset is declared). A document that is empty
-or binary is refused here (:func:`check_body`), for a web page once it has been served.
+or binary is refused here (:func:`check_body`), for a web page once it has been served; one
+larger than :data:`MAX_DOCUMENT_BYTES` (decompressed) is refused while it is read, so that a small
+gzip bomb never reaches memory. :func:`prepare_source` also refuses a web page's address: every
+refusal comes before a browser is started.
 """
 
 from __future__ import annotations
@@ -19,10 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from ..errors import EmptyPageError, InputFileError, NotHtmlError, UsageError
 from .screenshots import SOURCE_PREFIX, new_temp_folder
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
+MAX_DOCUMENT_BYTES = 64 << 20
+"""The largest local page read (after decompression): far above any real page (the article
+benchmark's largest is under 2 MB), far below what would strain this process."""
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -53,21 +61,44 @@ def is_url(source: str | Path) -> bool:
     return isinstance(source, str) and bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", source))
 
 
+def prepare_source(source: str | Path, *, allow_private: bool) -> PageSource:
+    """:func:`resolve_source`, then the address guard for a web page: everything that refuses a
+    source, done before a browser starts (a refused source costs no Chromium).
+
+    Raises what :func:`resolve_source` raises, and :class:`~wps.errors.BlockedTargetError` or
+    :class:`~wps.errors.NetworkError` from :func:`~.addresses.check_url`.
+    """
+    from .addresses import check_url
+
+    resolved = resolve_source(source)
+    if not resolved.is_file:
+        check_url(resolved.url, allow_private=allow_private)
+    return resolved
+
+
 def resolve_source(source: str | Path) -> PageSource:
     """Check ``source`` and prepare what the browser should open.
 
-    Raises :class:`~wps.errors.UsageError` for an unsupported URL scheme and
-    :class:`~wps.errors.InputFileError` for a missing, unreadable or non-HTML local file.
+    Raises :class:`~wps.errors.UsageError` for an unsupported or malformed URL and
+    :class:`~wps.errors.InputFileError` for a missing, unreadable, oversized or non-HTML local
+    file.
     """
     if is_url(source):
         text = str(source)
-        scheme = urlsplit(text).scheme.lower()
+        try:
+            parts = urlsplit(text)
+            port = parts.port  # urlsplit checks the port only when asked
+        except ValueError as err:  # "[zz]", port 99999 or 0: no browser could open it
+            raise UsageError(f"{text}: not a valid URL ({err})") from None
+        scheme = parts.scheme.lower()
         if scheme in ("http", "https"):
-            if not urlsplit(text).hostname:
+            if not parts.hostname:
                 raise UsageError(f"{text}: URL has no host name")
+            if port == 0:
+                raise UsageError(f"{text}: not a valid URL (port 0)")
             return PageSource(url=text, navigate_url=text, is_file=False)
         if scheme == "file":
-            return _local_file(Path(urlsplit(text).path))
+            return _local_file(Path(parts.path))
         raise UsageError(f"{text}: unsupported URL scheme {scheme!r} (use http, https or a file)")
     return _local_file(Path(source))
 
@@ -83,12 +114,7 @@ def _local_file(path: Path) -> PageSource:
         raise InputFileError(f"{path}: not an HTML file (expected {', '.join(HTML_SUFFIXES)})")
     path = path.resolve()
     url = path.as_uri()
-    try:
-        raw = path.read_bytes()
-        if name.endswith(".gz"):
-            raw = gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as err:
-        raise InputFileError(f"{path}: unreadable ({err})") from None
+    raw = _read_capped(path, gzipped=name.endswith(".gz"))
     check_body(url, raw)  # here, where the bytes are read anyway: before a browser starts
     needs_bom = _needs_utf8_bom(raw)
     if not name.endswith(".gz") and not needs_bom:
@@ -97,6 +123,21 @@ def _local_file(path: Path) -> PageSource:
     target = temp_dir / "page.html"
     target.write_bytes((_UTF8_BOM + raw) if needs_bom else raw)
     return PageSource(url=url, navigate_url=target.as_uri(), is_file=True, temp_dir=temp_dir)
+
+
+def _read_capped(path: Path, *, gzipped: bool) -> bytes:
+    """The file's bytes (decompressed), read as a stream that stops past
+    :data:`MAX_DOCUMENT_BYTES`: a 1 MB gzip bomb holding gigabytes costs at most that much."""
+    try:
+        with (gzip.open(path, "rb") if gzipped else path.open("rb")) as stream:
+            raw = stream.read(MAX_DOCUMENT_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as err:  # gzip.BadGzipFile is an OSError
+        raise InputFileError(f"{path}: unreadable ({err})") from None
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        what = "decompresses to" if gzipped else "holds"
+        raise InputFileError(f"{path}: too large, {what} more than "
+                             f"{MAX_DOCUMENT_BYTES >> 20} MiB of HTML")
+    return raw
 
 
 def _needs_utf8_bom(raw: bytes) -> bool:
@@ -116,13 +157,21 @@ _BINARY_MAGIC = {
     b"\x00\x00\x01\x00": "icon", b"OggS": "Ogg media", b"wOF": "web font",
 }
 _SNIFF_BYTES = 4096
+"""The head judged by its magic number and NUL bytes, and the window of the control count."""
+_CONTROL_SHARE = 0.05
+_CONTROLS = bytes([*range(0, 9), 11, 12, *range(14, 32)])
+"""C0 controls but tab, line feed, carriage return: no HTML text has many of them."""
+_NOT_CONTROLS = bytes(sorted(set(range(256)) - set(_CONTROLS)))
+_IS_CONTROL = np.zeros(256, dtype=np.uint8)
+_IS_CONTROL[list(_CONTROLS)] = 1
 
 
 def check_body(url: str, body: bytes) -> None:
     """Refuse an empty main document, or one that is binary whatever its label says.
 
     Chromium renders any bytes served as text/html; a PDF or random bytes taken as a page would
-    give junk segments (and random bytes can cost gigabytes of layout).
+    give junk segments (and random bytes can cost gigabytes of layout). The whole body is
+    judged, not its head: 4 KB of HTML followed by megabytes of random bytes is binary too.
     """
     head = body[:_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf")
     if not head.strip():
@@ -130,14 +179,28 @@ def check_body(url: str, body: bytes) -> None:
     for magic, kind in _BINARY_MAGIC.items():
         if head.startswith(magic):
             raise NotHtmlError(f"{url}: not an HTML page (the body is a {kind})")
-    if _looks_binary(head):
+    if _looks_binary(body):
         raise NotHtmlError(f"{url}: not an HTML page (the body is binary data)")
 
 
-def _looks_binary(head: bytes) -> bool:
-    """NUL bytes or many control characters: no HTML text encoding has them (UTF-16 is
-    declared by a byte-order mark, which Chromium honours, so it is let through)."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+def _looks_binary(body: bytes) -> bool:
+    """NUL bytes in the head, or a window of the body with many control characters: no HTML
+    text encoding has them (UTF-16 is declared by a byte-order mark, which Chromium honours, so
+    it is let through).
+
+    A page has next to no control bytes: one ``bytes.translate`` counts them all (a fraction
+    of a millisecond for a 1 MB page); only a body holding more than one window's share is
+    counted window by window (a table look-up and a sum per 4 KB window, numpy).
+    """
+    if body.startswith((b"\xff\xfe", b"\xfe\xff")):
         return False
-    controls = sum(head.count(bytes([c])) for c in (*range(0, 9), 11, 12, *range(14, 32)))
-    return b"\x00" in head or controls > len(head) * 0.05
+    if b"\x00" in body[:_SNIFF_BYTES]:
+        return True
+    limit = min(len(body), _SNIFF_BYTES) * _CONTROL_SHARE
+    if len(body.translate(None, _NOT_CONTROLS)) <= limit:
+        return False  # not even all of them in one window would pass the limit
+    controls = _IS_CONTROL[np.frombuffer(body, dtype=np.uint8)]
+    per_window = np.add.reduceat(controls, np.arange(0, len(body), _SNIFF_BYTES),
+                                 dtype=np.int64)
+    # a short last window is held to a whole window's share (a DOS end-of-file byte is text)
+    return bool(np.any(per_window > limit))

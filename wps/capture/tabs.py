@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .egress import EgressProxy
+from .navigation import NAVIGATION_HOLD_JS
 from .options import CaptureOptions
 from .policy import RequestPolicy
 from .scroll import SCROLL_WATCH_JS
@@ -76,6 +77,7 @@ async def open_tab(browser: Any, options: CaptureOptions, user_agent: str,
         )
         tab = Tab(context, None, proxy, policy, tab_key(options, user_agent, is_file))
         await context.add_init_script(SCROLL_WATCH_JS)
+        await context.add_init_script(NAVIGATION_HOLD_JS)
         tab.page = await context.new_page()
         context.on("page", lambda page: _count_opened(tab, page))
         await context.route("**/*", _policy_route(tab))
@@ -146,9 +148,12 @@ def _policy_route(tab: Tab) -> Any:
             is_main_frame = frame.parent_frame is None
         except Error:  # no frame (a worker's request): judged as a subresource
             is_main_frame = False
-        allowed = tab.policy.allow_request(
-            request.url, is_document=request.is_navigation_request(),
-            is_main_frame=is_main_frame, main_url=tab.page.main_frame.url)
+        try:
+            allowed = tab.policy.allow_request(
+                request.url, is_document=request.is_navigation_request(),
+                is_main_frame=is_main_frame, main_url=tab.page.main_frame.url)
+        except Exception:  # a URL the policy cannot read is one it does not allow; never let
+            allowed = False  # the error escape into Playwright's loop (another page gets it)
         try:
             if allowed:
                 await route.continue_()
