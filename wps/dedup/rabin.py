@@ -186,7 +186,7 @@ def _next_candidates(candidates: np.ndarray) -> np.ndarray:
     padded = np.append(candidates, np.iinfo(np.int64).max)
     pending = np.flatnonzero(padded[1:] < candidates + WINDOW)
     # Most next cuts are one to three candidates on; a binary search finishes the rest.
-    for step in range(2, 4):
+    for step in range(2, 8):
         following[pending] += 1
         pending = pending[padded[pending + step] < candidates[pending] + WINDOW]
         if not pending.size:
@@ -256,7 +256,9 @@ def _repair(
             candidates, length, int(starts[gap]), int(order[gap]), max_chunk, chained
         )
         forced.append(np.array(cuts, dtype=np.int64))
-        merged = len(order) if stop is None else int(np.searchsorted(order, stop))
+        # chain steps up to the meeting point (``chained`` is untouched from ``order[gap]`` on)
+        steps = 0 if stop is None else np.count_nonzero(chained[order[gap] + 1 : stop + 1])
+        merged = len(order) if stop is None else gap + int(steps)
         chained[order[gap:merged]] = False
         chained[accepted] = True
         voided_from.append(gap)
