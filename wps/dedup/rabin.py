@@ -185,7 +185,7 @@ def _next_candidates(candidates: np.ndarray) -> np.ndarray:
     following = np.arange(1, count + 1)
     padded = np.append(candidates, np.iinfo(np.int64).max)
     pending = np.flatnonzero(padded[1:] < candidates + WINDOW)
-    # Most next cuts are one to three candidates on; a binary search finishes the rest.
+    # Most next cuts are one to three candidates on: step while any is pending, then search.
     for step in range(2, 8):
         following[pending] += 1
         pending = pending[padded[pending + step] < candidates[pending] + WINDOW]
@@ -244,7 +244,7 @@ def _repair(
     until the chain is met again; updates ``chained`` and ``forced`` in place.
 
     Returns the chain steps voided by the walks (``(from, to]`` pairs) and the start of the last
-    chunk (``length`` where a walk ran to the end).
+    chunk (``tail`` unless a walk ran to the end of the data).
     """
     voided_from: list[int] = []
     voided_to: list[int] = []
