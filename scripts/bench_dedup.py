@@ -5,11 +5,12 @@ Example::
 
     .venv/bin/python scripts/bench_dedup.py --megabytes 50 --runs 5 --pages 200
 
-Text comes from the article bodies of ../shared/article-extraction-benchmark (paragraphs shuffled
-with a fixed seed until the size is reached); synthetic words when that folder is missing. The
-per-page figure covers the whole ``Deduplicator.process`` call (chunking, SimHash, shingles,
-MinHash, SQLite lookups and inserts in one transaction) on pages of one site sharing a header and a
-footer.
+Chunking is timed end to end on the normalised bytes (boundaries + xxh3 digests), then stage by
+stage, CPU time beside wall clock since the machine may be shared. Text comes from the article
+bodies of ../shared/article-extraction-benchmark (paragraphs shuffled with a fixed seed until the
+size is reached); synthetic words when that folder is missing. The per-page figure covers the
+whole ``Deduplicator.process`` call (chunking, SimHash, shingles, MinHash, SQLite lookups and
+inserts in one transaction) on pages of one site sharing a header and a footer.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import xxhash
+
 from wps.dedup import Deduplicator
-from wps.dedup.rabin import chunk_digests, normalise_text
+from wps.dedup.rabin import MAX_CHUNK, _cut_candidates, _select_cuts, chunk_digests, normalise_text
 from wps.model import Segment
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
@@ -42,7 +46,8 @@ def paragraphs(seed: int) -> list[str]:
     return [" ".join(rng.choice(words) for _ in range(60)) + "." for _ in range(2000)]
 
 
-def corpus(size: int, seed: int) -> bytes:
+def corpus(size: int, seed: int) -> str:
+    """About ``size`` bytes of text: shuffled paragraphs, one a line."""
     rng = random.Random(seed)
     pool = paragraphs(seed)
     parts: list[str] = []
@@ -51,24 +56,48 @@ def corpus(size: int, seed: int) -> bytes:
         paragraph = rng.choice(pool)
         parts.append(paragraph)
         total += len(paragraph.encode()) + 1
-    return "\n".join(parts).encode()[:size]
+    return "\n".join(parts)
 
 
-def bench_chunking(data: bytes, runs: int) -> None:
-    """Boundaries + xxh3 digests, wall clock and CPU time (the machine may be shared)."""
+def _timed(function: Callable[[], object], runs: int) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU seconds of ``runs`` calls (CPU time says more on a shared machine)."""
     wall, cpu = [], []
     for _ in range(runs):
         start, start_cpu = time.perf_counter(), time.process_time()
-        ends, _ = chunk_digests(data)
+        function()
         wall.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
+    return wall, cpu
+
+
+def bench_chunking(text: str, runs: int) -> None:
+    """Boundaries + xxh3 digests end to end, then each stage alone (normalisation apart: the
+    dedup stage runs it before chunking)."""
+    data = normalise_text(text)
     megabytes = len(data) / 1e6
+    ends, _ = chunk_digests(data)
+    wall, cpu = _timed(lambda: chunk_digests(data), runs)
     print(
         f"rabin chunking: {megabytes:.1f} MB, {len(ends)} chunks (mean {len(data) / len(ends):.1f}"
         f" B), median of {runs}: wall {megabytes / statistics.median(wall):.1f} MB/s,"
         f" cpu {megabytes / statistics.median(cpu):.1f} MB/s"
         f" (best wall {megabytes / min(wall):.1f} MB/s)"
     )
+    candidates = _cut_candidates(data)
+    cuts = _select_cuts(candidates, len(data), MAX_CHUNK).tolist()
+    digest = xxhash.xxh3_64_intdigest
+    stages: dict[str, Callable[[], object]] = {
+        "normalise_text (NFKC, whitespace; text in)": lambda: normalise_text(text),
+        "window hashes (_cut_candidates)": lambda: _cut_candidates(data),
+        "cut selection (_select_cuts + tolist)": lambda: _select_cuts(
+            candidates, len(data), MAX_CHUNK
+        ).tolist(),
+        "xxh3 digests": lambda: [digest(data[a:b]) for a, b in zip([0, *cuts[:-1]], cuts)],
+    }
+    for label, function in stages.items():
+        _, cpu = _timed(function, runs)
+        seconds = statistics.median(cpu)
+        print(f"  {label}: cpu {seconds * 1000:.1f} ms, {megabytes / seconds:.1f} MB/s")
 
 
 def bench_pages(pages: int, seed: int) -> None:
