@@ -61,15 +61,16 @@ class BlockStructure:
     def member_children(self, node: int) -> list[int]:
         return self.tree.children[node]
 
-    def child_groups(self, node: int) -> list[list[int]]:
-        """The node's children as emission units: records as groups, other children singly."""
+    def child_groups(self, node: int, apart: bool = False) -> list[list[int]]:
+        """The node's children as emission units: records as groups (each child apart with
+        ``apart``: posts), other children singly."""
         groups: list[list[int]] = []
         seen: set[tuple[int, ...]] = set()
         page = self.page
         kids = self.tree.children[node] if node >= len(page.nodes) else page.children(node)
         for kid in kids:
             record = self.record_of.get(kid)
-            if record is not None and len(record) > 1:
+            if record is not None and len(record) > 1 and not apart:
                 if record not in seen:
                     seen.add(record)
                     groups.append(list(record))
@@ -98,6 +99,12 @@ class BlockStructure:
             sum(len(self.page.text_of(member)) for member in record) for record in records
         ]
         return float(np.median(lengths)) >= min_chars
+
+    def uniform_records(self, node: int) -> bool:
+        """True when every record of the block is made of siblings of one tag (a post and its
+        neighbour whose replies change the skeleton), not a heading-and-text window."""
+        return all(len({self.tree.tags[member] for member in record}) == 1
+                   for record in self.records.get(node, []))
 
     def kind(self, node: int, group_size: int) -> str:
         if group_size > 1 or node in self.record_of:

@@ -35,7 +35,7 @@ limit. Where wps departs from the paper and the prototype (each switchable unles
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +46,7 @@ from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
 from ..geometry import INLINE_TAGS, box_area, granularity_level, clip_box, reading_text, shown, union_box
 from ._blocks import BlockStructure, find_blocks, subtree_ids
+from ._layout import Backgrounds, PostUnits, layout_tables, post_units, stand_apart
 from ._tree_edit import iqr_fence
 
 TEXT_FLOW_TAGS = frozenset(
@@ -56,15 +57,16 @@ TEXT_FLOW_TAGS = frozenset(
 HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
 
 
-def text_sections(page: PageCapture) -> set[int]:
-    """Nodes whose subtree is running text with at most one heading (``keep_text_sections``).
+def text_sections(page: PageCapture, layout: set[int] = frozenset()) -> set[int]:
+    """Nodes whose subtree is running text with at most one heading (``keep_text_sections``);
+    ``layout`` nodes (the parts of layout tables) are never running text.
 
     One bottom-up pass: children come after their parents in ``page.nodes``.
     """
     flow = np.ones(len(page.nodes), dtype=bool)
     headings = np.zeros(len(page.nodes), dtype=np.int64)
     for node in reversed(page.nodes):
-        if node.tag not in TEXT_FLOW_TAGS and not node.is_text:
+        if (node.tag not in TEXT_FLOW_TAGS and not node.is_text) or node.id in layout:
             flow[node.id] = False
         if node.tag in HEADING_TAGS:
             headings[node.id] += 1
@@ -74,6 +76,18 @@ def text_sections(page: PageCapture) -> set[int]:
     return {node.id for node in page.nodes
             if flow[node.id] and headings[node.id] <= 1 and not node.is_text
             and node.tag not in INLINE_TAGS}
+
+
+@dataclass(slots=True)
+class LayoutState:
+    """Per page, what the visual split rules read (see ``_layout.py``)."""
+
+    content_area: float
+    """Area of the page's drawn content (the root's subtree), what ``visual_split_fraction``
+    is a share of."""
+    tables: set[int]
+    posts: PostUnits
+    backgrounds: Backgrounds = field(repr=False)
 
 
 @register_segmenter("dom-cohesion")
@@ -158,6 +172,22 @@ class DomCohesionSegmenter:
     coverage_groups_siblings
         In the coverage pass, a run of consecutive uncovered siblings (an article's paragraphs
         beside a segmented figure) becomes one segment; ``False`` emits each sibling on its own.
+    visual_split_fraction
+        wps addition: an element whose drawn box covers more than this share of the page's
+        drawn content and whose children stand apart visually — side by side (a column gap no
+        child crosses) or on different backgrounds (``background_delta``, L1 RGB) — is split
+        into its children, and a single-child wrapper that large is looked through, whatever
+        the tree signal says (``_layout.py``: a styled page no longer collapses into one
+        segment). In running text only columns count. ``None`` turns the rule off.
+    split_layout_tables
+        wps addition: tables whose cells hold blocks (headings, lists, forms, several
+        paragraphs) are layout, not running text, so the text-section rule does not keep them
+        whole; they are split as ``div`` layout is.
+    split_posts
+        wps addition: posts found by :func:`wps.posts.find_posts` (records named and repeated
+        as posts) are one segment each with their replies: their ancestors are split, the
+        posts are not. Records of one tag that ``split_records_min_chars`` splits (a thread's
+        comments, some with replies) are emitted one element each, not in windows.
     """
 
     iqr_k: float = 1.5
@@ -180,6 +210,10 @@ class DomCohesionSegmenter:
     cover_uncovered_content: bool = True
     coverage_groups_siblings: bool = True
     keep_text_sections: bool = True
+    visual_split_fraction: float | None = 0.5
+    background_delta: float = 30.0
+    split_layout_tables: bool = True
+    split_posts: bool = True
     granularity: str | float | None = None
     name: str = "dom-cohesion"
 
@@ -214,8 +248,9 @@ class DomCohesionSegmenter:
             full_ted_matrix=self.full_ted_matrix,
         )
         fence = iqr_fence(blocks.population(), self.iqr_k)
-        sections = text_sections(page) if self.keep_text_sections else set()
-        groups = self._eliminate(page, blocks, fence, sections)
+        layout = self._layout(page, blocks)
+        sections = (text_sections(page, layout.tables) if self.keep_text_sections else set())
+        groups = self._eliminate(page, blocks, fence, sections, layout)
         segments = self._post_filter(page, blocks, groups, fence)
         if self.cover_uncovered_content:
             segments = self._cover(page, blocks, segments)
@@ -231,8 +266,19 @@ class DomCohesionSegmenter:
             segments = [whole]
         return Segmentation(page.page_id, self.name, page.width, page.height, segments)
 
+    def _layout(self, page: PageCapture, blocks: BlockStructure) -> LayoutState:
+        """The visual and post evidence the split rules read (see ``_layout.py``)."""
+        root_box = blocks.drawn_box([blocks.root]) if blocks.root < len(page.nodes) else None
+        content = (box_area(clip_box(root_box, page.width, self._bottom_limit(page)))
+                   if root_box is not None else float(page.width) * float(page.height))
+        return LayoutState(
+            content_area=content or float(page.width) * float(page.height),
+            tables=layout_tables(page) if self.split_layout_tables else set(),
+            posts=post_units(page) if self.split_posts else PostUnits(),
+            backgrounds=Backgrounds.of(page))
+
     def _eliminate(self, page: PageCapture, blocks: BlockStructure, fence: float,
-                   sections: set[int]) -> list[list[int]]:
+                   sections: set[int], layout: LayoutState) -> list[list[int]]:
         """BlockEliminator (Alg. 2), top-down and iterative: groups of sibling node ids to emit."""
         page_area = self._page_area(page, blocks)
         emitted: list[list[int]] = []
@@ -242,7 +288,7 @@ class DomCohesionSegmenter:
         while stack:
             check_deadline("segmentation")
             group = stack.pop()
-            children = self._split(page, blocks, group, fence, page_area, sections)
+            children = self._split(page, blocks, group, fence, page_area, sections, layout)
             if children is None:
                 emitted.append(group)
             else:
@@ -250,7 +296,8 @@ class DomCohesionSegmenter:
         return emitted
 
     def _split(self, page: PageCapture, blocks: BlockStructure, group: list[int], fence: float,
-               page_area: float, sections: set[int]) -> list[list[int]] | None:
+               page_area: float, sections: set[int],
+               layout: LayoutState) -> list[list[int]] | None:
         """The child groups that replace ``group``, or ``None`` to keep it as one segment."""
         if len(group) != 1:
             return None
@@ -260,6 +307,8 @@ class DomCohesionSegmenter:
             return None
         drawn = blocks.drawn_box([node])
         oversized = drawn is not None and box_area(drawn) > self.max_page_fraction * page_area
+        if node in layout.posts.tops and not oversized:
+            return None  # a post with its replies is one segment
         is_block = node in blocks.heterogeneity
         splittable = node in blocks.containers or self.split_record_blocks
         outlier = (is_block and splittable and blocks.heterogeneity[node] > fence
@@ -271,9 +320,29 @@ class DomCohesionSegmenter:
             and blocks.compound_records(node, self.split_records_min_chars)
         )
         root = self.split_root and node == blocks.root
-        if not (root or oversized or outlier or wrapper or long_records):
-            return None
-        return blocks.child_groups(node)
+        holds_posts = node in layout.posts.holders
+        apart = holds_posts or (long_records and self.split_posts
+                                and blocks.uniform_records(node))
+        if root or oversized or outlier or wrapper or long_records or holds_posts:
+            return blocks.child_groups(node, apart)
+        if self._visual_regions(blocks, node, drawn, node in sections, layout):
+            return blocks.child_groups(node)
+        return None
+
+    def _visual_regions(self, blocks: BlockStructure, node: int, drawn: Box | None,
+                        in_text: bool, layout: LayoutState) -> bool:
+        """``visual_split_fraction``: a large element whose children stand apart on the page."""
+        if self.visual_split_fraction is None or drawn is None:
+            return False
+        if box_area(drawn) <= self.visual_split_fraction * layout.content_area:
+            return False
+        groups = blocks.child_groups(node)
+        boxed = [(group, box) for group in groups
+                 if (box := blocks.drawn_box(group)) is not None]
+        if len(boxed) == 1:
+            return not in_text  # a large wrapper around one region: look through it
+        return stand_apart([box for _, box in boxed], [group for group, _ in boxed],
+                           None if in_text else layout.backgrounds, self.background_delta)
 
     def _post_filter(self, page: PageCapture, blocks: BlockStructure, groups: list[list[int]],
                      fence: float) -> list[Segment]:
