@@ -178,7 +178,8 @@ class DomCohesionSegmenter:
         child crosses) or on different backgrounds (``background_delta``, L1 RGB) — is split
         into its children, and a single-child wrapper that large is looked through, whatever
         the tree signal says (``_layout.py``: a styled page no longer collapses into one
-        segment). In running text only columns count. ``None`` turns the rule off.
+        segment). In running text only columns count; a list or grid of records is never
+        split by it. ``None`` turns the rule off.
     split_layout_tables
         wps addition: tables whose cells hold blocks (headings, lists, forms, several
         paragraphs) are layout, not running text, so the text-section rule does not keep them
@@ -334,6 +335,8 @@ class DomCohesionSegmenter:
         """``visual_split_fraction``: a large element whose children stand apart on the page."""
         if self.visual_split_fraction is None or drawn is None:
             return False
+        if node in blocks.records and node not in blocks.containers:
+            return False  # a list or grid of records: its sameness is the strong signal
         if box_area(drawn) <= self.visual_split_fraction * layout.content_area:
             return False
         groups = blocks.child_groups(node)
