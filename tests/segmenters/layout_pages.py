@@ -91,3 +91,28 @@ COMMENTS = f"""<!doctype html><html><head><meta charset="utf-8"></head>
 <div id="foot">Contact the newsroom.</div>
 </body></html>"""
 """A news article with six top-level comments, two of them with replies; no class names a post."""
+
+
+def _flat_comment(number: int, replies: int) -> str:
+    extra = ("", "<blockquote>Quoted words from the deal.</blockquote>",
+             '<div><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="80" height="40">'
+             "</div><p>A second paragraph.</p>", "")[number % 4]
+    body = (f'<div><div><b>member{number}</b> <i>posted {number + 1} days ago</i></div>'
+            f'{extra}<p>{SENTENCE * (1 + number % 2)}</p></div>')
+    if not replies:
+        return body
+    return body + "<ul>" + "".join(
+        f"<li><b>answer{number}{k}</b> {SENTENCE}</li>" for k in range(replies)) + "</ul>"
+
+
+FLAT_REPLY_COUNTS = (3, 1, 2, 0)
+
+FLAT_THREAD = f"""<!doctype html><html><head><meta charset="utf-8"></head>
+<body style="margin:8px;font:15px sans-serif">
+<div id="top"><h1>Deal: coffee for half price</h1><p>{SENTENCE * 3}</p></div>
+<div id="thread">{"".join(_flat_comment(i, n) for i, n in enumerate(FLAT_REPLY_COUNTS))}</div>
+<div id="bottom"><form><textarea></textarea><button>Send</button></form></div>
+</body></html>"""
+"""A thread whose comments (some with a quote or a picture, so their tag trees differ) are
+followed by the lists of their replies as siblings, not nested: each comment and its reply list
+are one unit for people."""

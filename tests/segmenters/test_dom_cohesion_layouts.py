@@ -1,14 +1,15 @@
 """DOM-cohesion on the layouts it used to get wrong (issue 23): a styled page whose wrapper has
 two children and is narrower than the page (it came out as one segment), a page laid out with
 one table (the row holding the three columns was one segment) and comment threads (replies put
-comments in windows of two; short comments named as such stayed one list)."""
+comments in windows of two; short comments named as such stayed one list; a comment followed
+by its reply list as a sibling was cut from it)."""
 
 from __future__ import annotations
 
 import pytest
 
-from layout_pages import (COMMENT_COUNTS, COMMENTS, STYLED_COLUMNS, STYLED_REGIONS, TABLE_LAYOUT,
-                          TABLE_REGIONS, SENTENCE)
+from layout_pages import (COMMENT_COUNTS, COMMENTS, FLAT_REPLY_COUNTS, FLAT_THREAD, SENTENCE,
+                          STYLED_COLUMNS, STYLED_REGIONS, TABLE_LAYOUT, TABLE_REGIONS)
 from wps.model import PageCapture
 from wps.segmenters import build_segmenter
 
@@ -77,3 +78,14 @@ def test_short_comments_named_as_posts_are_one_segment_each(render):
         assert len(holding) == 1 and holding[0].text.startswith(f"user{i}"), (
             f"comment {i}: {[s.text[:40] for s in holding]}")
         assert "user" not in holding[0].text[len(f"user{i}"):]
+
+
+def test_a_comment_and_its_sibling_reply_list_are_one_segment(render):
+    capture = render(FLAT_THREAD)
+    segments = build_segmenter("dom-cohesion").segment(capture).segments
+    for number, replies in enumerate(FLAT_REPLY_COUNTS):
+        holding = [s for s in segments if f"member{number}" in s.text]
+        assert len(holding) == 1
+        text = holding[0].text
+        assert text.count("answer") == replies, f"comment {number}: {text[:80]!r}"
+        assert sum(f"member{other}" in text for other in range(len(FLAT_REPLY_COUNTS))) == 1

@@ -75,6 +75,28 @@ def _nearest(page: PageCapture, node_id: int, tag: str) -> int | None:
     return current
 
 
+HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
+
+
+def headed_nodes(page: PageCapture) -> np.ndarray:
+    """Per node: whether the first element of its subtree with text is a heading (a sidebar
+    widget, a section); headings themselves included."""
+    headed = np.zeros(len(page.nodes), dtype=bool)
+    decided = np.zeros(len(page.nodes), dtype=bool)
+    for node in reversed(page.nodes):  # children come after their parents: bottom-up
+        if node.is_text:
+            continue
+        if node.tag in HEADING_TAGS:
+            headed[node.id], decided[node.id] = True, True
+        else:
+            for kid in page.children(node.id):
+                if decided[kid] or (page.nodes[kid].is_text and page.nodes[kid].text.strip()):
+                    headed[node.id] = headed[kid] if decided[kid] else False
+                    decided[node.id] = True
+                    break
+    return headed
+
+
 @dataclass(slots=True)
 class PostUnits:
     """Top-level posts (each one segment with its replies) and the elements that hold them."""

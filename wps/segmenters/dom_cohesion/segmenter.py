@@ -46,7 +46,8 @@ from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
 from ..geometry import INLINE_TAGS, box_area, granularity_level, clip_box, reading_text, shown, union_box
 from ._blocks import BlockStructure, find_blocks, subtree_ids
-from ._layout import Backgrounds, PostUnits, layout_tables, post_units, stand_apart
+from ._layout import (Backgrounds, PostUnits, headed_nodes, layout_tables, post_units,
+                      stand_apart)
 from ._tree_edit import iqr_fence
 
 TEXT_FLOW_TAGS = frozenset(
@@ -55,6 +56,10 @@ TEXT_FLOW_TAGS = frozenset(
 ) | INLINE_TAGS
 """Elements running text is made of; NAV, FORM, HEADER, FOOTER, ASIDE and the rest are not."""
 HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
+DOMINANT_SHARE = 0.8
+"""A child covering this share of its parent's box stands for the parent in the visual test."""
+SCREEN_HEIGHT_PX = 768.0
+"""The viewport height of a capture (``visual_split_screens``)."""
 
 
 def text_sections(page: PageCapture, layout: set[int] = frozenset()) -> set[int]:
@@ -87,6 +92,8 @@ class LayoutState:
     is a share of."""
     tables: set[int]
     posts: PostUnits
+    headed: np.ndarray
+    """Per node: its subtree starts with a heading (a widget, a section)."""
     backgrounds: Backgrounds = field(repr=False)
 
 
@@ -184,6 +191,18 @@ class DomCohesionSegmenter:
         wps addition: tables whose cells hold blocks (headings, lists, forms, several
         paragraphs) are layout, not running text, so the text-section rule does not keep them
         whole; they are split as ``div`` layout is.
+    split_headed_children
+        wps addition: in the visual test, two or more children that open with a heading (the
+        widgets of a sidebar, the sections of a column) stand apart too.
+    visual_split_screens
+        wps addition: an element taller than this many screens (768 px) is large for the visual
+        test whatever its share of the page (a long sidebar of widgets). ``None``: off.
+    group_tag_windows
+        wps addition: children whose tags repeat in a period of two or three (a comment and the
+        sibling list of its replies, a heading and its list) are emitted one period per
+        segment, and a node whose periods hold ``split_records_min_chars`` characters (median)
+        is split into them, as compound records are: a thread whose comments differ in their
+        markup keeps its rhythm.
     split_posts
         wps addition: posts found by :func:`wps.posts.find_posts` (records named and repeated
         as posts) are one segment each with their replies: their ancestors are split, the
@@ -211,10 +230,13 @@ class DomCohesionSegmenter:
     cover_uncovered_content: bool = True
     coverage_groups_siblings: bool = True
     keep_text_sections: bool = True
-    visual_split_fraction: float | None = 0.5
+    visual_split_fraction: float | None = 0.3
     background_delta: float = 30.0
     split_layout_tables: bool = True
     split_posts: bool = True
+    split_headed_children: bool = True
+    visual_split_screens: float | None = 2.0
+    group_tag_windows: bool = True
     granularity: str | float | None = None
     name: str = "dom-cohesion"
 
@@ -276,6 +298,7 @@ class DomCohesionSegmenter:
             content_area=content or float(page.width) * float(page.height),
             tables=layout_tables(page) if self.split_layout_tables else set(),
             posts=post_units(page) if self.split_posts else PostUnits(),
+            headed=headed_nodes(page),
             backgrounds=Backgrounds.of(page))
 
     def _eliminate(self, page: PageCapture, blocks: BlockStructure, fence: float,
@@ -324,28 +347,49 @@ class DomCohesionSegmenter:
         holds_posts = node in layout.posts.holders
         apart = holds_posts or (long_records and self.split_posts
                                 and blocks.uniform_records(node))
-        if root or oversized or outlier or wrapper or long_records or holds_posts:
-            return blocks.child_groups(node, apart)
-        if self._visual_regions(blocks, node, drawn, node in sections, layout):
-            return blocks.child_groups(node)
+        windows = self.group_tag_windows
+        long_windows = (windows and self.split_records_min_chars is not None
+                        and blocks.text_rich_windows(node, self.split_records_min_chars))
+        if (root or oversized or outlier or wrapper or long_records or holds_posts
+                or long_windows):
+            return blocks.child_groups(node, apart, windows)
+        if self._visual_regions(blocks, node, drawn, sections, layout):
+            return blocks.child_groups(node, windows=windows)
         return None
 
     def _visual_regions(self, blocks: BlockStructure, node: int, drawn: Box | None,
-                        in_text: bool, layout: LayoutState) -> bool:
-        """``visual_split_fraction``: a large element whose children stand apart on the page."""
-        if self.visual_split_fraction is None or drawn is None:
+                        sections: set[int], layout: LayoutState) -> bool:
+        """``visual_split_fraction``: a large element whose children stand apart on the page,
+        or whose dominant child's children do (a sidebar's widget list beside a one-line note)."""
+        if self.visual_split_fraction is None:
             return False
-        if node in blocks.records and node not in blocks.containers:
-            return False  # a list or grid of records: its sameness is the strong signal
-        if box_area(drawn) <= self.visual_split_fraction * layout.content_area:
-            return False
-        groups = blocks.child_groups(node)
-        boxed = [(group, box) for group in groups
-                 if (box := blocks.drawn_box(group)) is not None]
-        if len(boxed) == 1:
-            return not in_text  # a large wrapper around one region: look through it
-        return stand_apart([box for _, box in boxed], [group for group, _ in boxed],
-                           None if in_text else layout.backgrounds, self.background_delta)
+        while drawn is not None and self._large(drawn, layout):
+            if node in blocks.records and node not in blocks.containers:
+                return False  # a list or grid of records: its sameness is the strong signal
+            in_text = node in sections
+            boxed = [(group, box) for group in blocks.child_groups(node)
+                     if (box := blocks.drawn_box(group)) is not None]
+            if len(boxed) == 1:
+                return not in_text  # a large wrapper around one region: look through it
+            if self.split_headed_children and not in_text and sum(
+                    bool(layout.headed[group[0]]) for group, _ in boxed) >= 2:
+                return True
+            if stand_apart([box for _, box in boxed], [group for group, _ in boxed],
+                           None if in_text else layout.backgrounds, self.background_delta):
+                return True
+            group, box = max(boxed, key=lambda item: box_area(item[1]))
+            if len(group) != 1 or box_area(box) < DOMINANT_SHARE * box_area(drawn):
+                return False
+            node, drawn = group[0], box
+        return False
+
+    def _large(self, drawn: Box, layout: LayoutState) -> bool:
+        """Large enough for the visual test: a share of the drawn content, or taller than
+        ``visual_split_screens`` screens."""
+        if self.visual_split_screens is not None and (
+                drawn[3] - drawn[1] > self.visual_split_screens * SCREEN_HEIGHT_PX):
+            return True
+        return box_area(drawn) > (self.visual_split_fraction or 0.0) * layout.content_area
 
     def _post_filter(self, page: PageCapture, blocks: BlockStructure, groups: list[list[int]],
                      fence: float) -> list[Segment]:
