@@ -79,21 +79,25 @@ HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
 
 
 def headed_nodes(page: PageCapture) -> np.ndarray:
-    """Per node: whether the first element of its subtree with text is a heading (a sidebar
-    widget, a section); headings themselves included."""
-    headed = np.zeros(len(page.nodes), dtype=bool)
+    """Per node: a box that opens with a heading and holds more than it (a sidebar widget, a
+    section); a bare heading is not one."""
+    opens = np.zeros(len(page.nodes), dtype=bool)  # the first text in the subtree is a heading's
     decided = np.zeros(len(page.nodes), dtype=bool)
+    headed = np.zeros(len(page.nodes), dtype=bool)
     for node in reversed(page.nodes):  # children come after their parents: bottom-up
         if node.is_text:
             continue
         if node.tag in HEADING_TAGS:
-            headed[node.id], decided[node.id] = True, True
-        else:
-            for kid in page.children(node.id):
-                if decided[kid] or (page.nodes[kid].is_text and page.nodes[kid].text.strip()):
-                    headed[node.id] = headed[kid] if decided[kid] else False
-                    decided[node.id] = True
-                    break
+            opens[node.id], decided[node.id] = True, True
+            continue
+        kids = page.children(node.id)
+        for kid in kids:
+            if decided[kid] or (page.nodes[kid].is_text and page.nodes[kid].text.strip()):
+                opens[node.id] = bool(opens[kid]) if decided[kid] else False
+                decided[node.id] = True
+                break
+        headed[node.id] = bool(opens[node.id]) and (
+            len(kids) > 1 or (len(kids) == 1 and headed[kids[0]]))
     return headed
 
 
@@ -135,8 +139,9 @@ class Backgrounds:
     image_read: bool = False
 
     @classmethod
-    def of(cls, page: PageCapture) -> Backgrounds:
-        return cls(page, _effective_backgrounds(page))
+    def of(cls, page: PageCapture, screenshot: bool = True) -> Backgrounds:
+        """``screenshot``: read colours from the screenshot where styles do not give them."""
+        return cls(page, _effective_backgrounds(page), image_read=not screenshot)
 
     def colour(self, node_ids: list[int], box: Box) -> np.ndarray | None:
         """The background of a group of sibling nodes (``None``: unknown)."""

@@ -237,6 +237,7 @@ class DomCohesionSegmenter:
     split_headed_children: bool = True
     visual_split_screens: float | None = 2.0
     group_tag_windows: bool = True
+    screenshot_colours: bool = True
     granularity: str | float | None = None
     name: str = "dom-cohesion"
 
@@ -299,7 +300,7 @@ class DomCohesionSegmenter:
             tables=layout_tables(page) if self.split_layout_tables else set(),
             posts=post_units(page) if self.split_posts else PostUnits(),
             headed=headed_nodes(page),
-            backgrounds=Backgrounds.of(page))
+            backgrounds=Backgrounds.of(page, self.screenshot_colours))
 
     def _eliminate(self, page: PageCapture, blocks: BlockStructure, fence: float,
                    sections: set[int], layout: LayoutState) -> list[list[int]]:
