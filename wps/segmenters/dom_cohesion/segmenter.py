@@ -27,6 +27,12 @@ limit. Where wps departs from the paper and the prototype (each switchable unles
   borders count as edges;
 - a run of text (paragraphs, lists, code under one heading) is not split by the outlier rule
   (``keep_text_sections``);
+- visual layout evidence (``_layout.py``, issue 23): a large element whose children stand side
+  by side, sit on different backgrounds or open with headings is split even where the tree
+  signal is weak (``visual_split_fraction``, ``visual_split_screens``), tables used for layout
+  are split as ``div`` layout (``split_layout_tables``), posts found by :mod:`wps.posts` and
+  text-rich runs of repeated tags (a comment and its reply list) are one segment each
+  (``split_posts``, ``group_tag_windows``);
 - a coverage pass (``cover_uncovered_content``, not in the paper) turns visible text and images
   that no segment holds — the paper's eliminator and the post-filters can leave whole article
   bodies out — into segments of their own (``_coverage.py``), so every visible text node lies in
@@ -203,6 +209,11 @@ class DomCohesionSegmenter:
         segment, and a node whose periods hold ``split_records_min_chars`` characters (median)
         is split into them, as compound records are: a thread whose comments differ in their
         markup keeps its rhythm.
+    screenshot_colours
+        Where the capture records no computed backgrounds (Webis folders), read the colours
+        of the visual test from the screenshot. Default ``False``: decoding a tall screenshot
+        costs up to ten times the rest of the segmentation and changed no dev page; browser
+        captures have their computed backgrounds either way.
     split_posts
         wps addition: posts found by :func:`wps.posts.find_posts` (records named and repeated
         as posts) are one segment each with their replies: their ancestors are split, the
@@ -237,7 +248,7 @@ class DomCohesionSegmenter:
     split_headed_children: bool = True
     visual_split_screens: float | None = 2.0
     group_tag_windows: bool = True
-    screenshot_colours: bool = True
+    screenshot_colours: bool = False
     granularity: str | float | None = None
     name: str = "dom-cohesion"
 
