@@ -44,7 +44,7 @@ DEFAULT_TUNE = (
     "dom-cohesion:granularity=\"medium\",\"coarse\",\"fine\";"
     "visual_split_fraction=null,0.3,0.5,0.15;visual_split_screens=null,2,3;"
     "group_tag_windows=false,true;split_headed_children=false,true",
-    "vips:pdoc=6,5,5.5,6.5,7;container_weight=0,1;keep_records=true,false",
+    "vips:pdoc=6.5,5,5.5,6,7;column_weight=1,2.5;container_weight=0,1;keep_records=true,false",
     "ensemble:min_votes=2,3;disagreement_threshold=0.625,0.5,0.75",
 )
 
