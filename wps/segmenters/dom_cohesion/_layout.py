@@ -196,6 +196,21 @@ def _parse_colour(value: str) -> np.ndarray | None:
     return np.asarray([float(match.group(k)) for k in (1, 2, 3)])
 
 
+@dataclass(slots=True)
+class LayoutState:
+    """Per page, what the segmenter's visual split rules read."""
+
+    content_area: float
+    """Area of the page's drawn content (the root's subtree), what ``visual_split_fraction``
+    is a share of."""
+    tables: set[int]
+    """The parts of layout tables (:func:`layout_tables`)."""
+    posts: PostUnits
+    headed: np.ndarray
+    """:func:`headed_nodes`."""
+    backgrounds: Backgrounds = field(repr=False)
+
+
 def stand_apart(boxes: list[Box], groups: list[list[int]], backgrounds: Backgrounds | None,
                 delta: float) -> bool:
     """Whether sibling groups form visually separate regions: side by side (a column gap that

@@ -41,7 +41,7 @@ limit. Where wps departs from the paper and the prototype (each switchable unles
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +52,8 @@ from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
 from ..geometry import INLINE_TAGS, box_area, granularity_level, clip_box, reading_text, shown, union_box
 from ._blocks import BlockStructure, find_blocks, subtree_ids
-from ._layout import (Backgrounds, PostUnits, headed_nodes, layout_tables, post_units,
-                      stand_apart)
+from ._layout import (Backgrounds, LayoutState, PostUnits, headed_nodes, layout_tables,
+                      post_units, stand_apart)
 from ._tree_edit import iqr_fence
 
 TEXT_FLOW_TAGS = frozenset(
@@ -87,20 +87,6 @@ def text_sections(page: PageCapture, layout: set[int] = frozenset()) -> set[int]
     return {node.id for node in page.nodes
             if flow[node.id] and headings[node.id] <= 1 and not node.is_text
             and node.tag not in INLINE_TAGS}
-
-
-@dataclass(slots=True)
-class LayoutState:
-    """Per page, what the visual split rules read (see ``_layout.py``)."""
-
-    content_area: float
-    """Area of the page's drawn content (the root's subtree), what ``visual_split_fraction``
-    is a share of."""
-    tables: set[int]
-    posts: PostUnits
-    headed: np.ndarray
-    """Per node: its subtree starts with a heading (a widget, a section)."""
-    backgrounds: Backgrounds = field(repr=False)
 
 
 @register_segmenter("dom-cohesion")
@@ -192,7 +178,7 @@ class DomCohesionSegmenter:
         into its children, and a single-child wrapper that large is looked through, whatever
         the tree signal says (``_layout.py``: a styled page no longer collapses into one
         segment). In running text only columns count; a list or grid of records is never
-        split by it. ``None`` turns the rule off.
+        split by it. ``None`` (with ``visual_split_screens`` ``None`` too) turns the rule off.
     split_layout_tables
         wps addition: tables whose cells hold blocks (headings, lists, forms, several
         paragraphs) are layout, not running text, so the text-section rule does not keep them
@@ -283,7 +269,7 @@ class DomCohesionSegmenter:
             full_ted_matrix=self.full_ted_matrix,
         )
         fence = iqr_fence(blocks.population(), self.iqr_k)
-        layout = self._layout(page, blocks)
+        layout = self._layout_state(page, blocks)
         sections = (text_sections(page, layout.tables) if self.keep_text_sections else set())
         groups = self._eliminate(page, blocks, fence, sections, layout)
         segments = self._post_filter(page, blocks, groups, fence)
@@ -301,7 +287,7 @@ class DomCohesionSegmenter:
             segments = [whole]
         return Segmentation(page.page_id, self.name, page.width, page.height, segments)
 
-    def _layout(self, page: PageCapture, blocks: BlockStructure) -> LayoutState:
+    def _layout_state(self, page: PageCapture, blocks: BlockStructure) -> LayoutState:
         """The visual and post evidence the split rules read (see ``_layout.py``)."""
         root_box = blocks.drawn_box([blocks.root]) if blocks.root < len(page.nodes) else None
         content = (box_area(clip_box(root_box, page.width, self._bottom_limit(page)))
@@ -373,7 +359,7 @@ class DomCohesionSegmenter:
                         sections: set[int], layout: LayoutState) -> bool:
         """``visual_split_fraction``: a large element whose children stand apart on the page,
         or whose dominant child's children do (a sidebar's widget list beside a one-line note)."""
-        if self.visual_split_fraction is None:
+        if self.visual_split_fraction is None and self.visual_split_screens is None:
             return False
         while drawn is not None and self._large(drawn, layout):
             if node in blocks.records and node not in blocks.containers:
@@ -401,7 +387,8 @@ class DomCohesionSegmenter:
         if self.visual_split_screens is not None and (
                 drawn[3] - drawn[1] > self.visual_split_screens * SCREEN_HEIGHT_PX):
             return True
-        return box_area(drawn) > (self.visual_split_fraction or 0.0) * layout.content_area
+        return self.visual_split_fraction is not None and (
+            box_area(drawn) > self.visual_split_fraction * layout.content_area)
 
     def _post_filter(self, page: PageCapture, blocks: BlockStructure, groups: list[list[int]],
                      fence: float) -> list[Segment]:
