@@ -211,6 +211,27 @@ def per_page_table(results: list[RunResult]) -> str:
     return "\n".join(lines)
 
 
+def held_out_summary(results: list[RunResult]) -> str:
+    """The held-out figures side by side with their CPU cost, and which is the default."""
+    from wps.pipeline import DEFAULT_SEGMENTER
+
+    rows = [run for run in results if " — held-out" in run.label]
+    if not rows:
+        return ""
+    lines = ["Held-out (leave-one-page-out) mean F per size function, with the CPU time per "
+             "page (median) the segmenter costs:", ""]
+    for run in sorted(rows, key=lambda run: -statistics.fmean(mean_f(p) for p in run.pages)):
+        figures = "/".join(f"{statistics.fmean(p.scores[f][2] for p in run.pages):.3f}"
+                           .lstrip("0") for f in SIZE_FUNCTIONS)
+        name = run.label.split(" — ")[0]
+        cpu = statistics.median(page.cpu_seconds for page in run.pages)
+        mark = " (the default segmenter)" if name == DEFAULT_SEGMENTER else ""
+        lines.append(f"- `{name}`{mark}: {figures} (mean "
+                     f"{statistics.fmean(mean_f(p) for p in run.pages):.3f}), "
+                     f"{cpu:.3f} s CPU/page")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="benchmark_webseg_dev.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -256,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(leave_one_page_out(per_value, name))
                 print(f"{set_name}: {tune} done", file=sys.stderr)
             sections.append(table(set_name, folders, results))
+            sections.append(held_out_summary(results))
             sections.append(per_page_table(results))
     except WpsError as err:
         print(f"benchmark_webseg_dev.py: error: {err}", file=sys.stderr)
@@ -266,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     preamble = (f"# Segmenters on Webis-format page sets\n\nProduced by `.venv/bin/python {command}` "
                 f"(load average at the end: {load}; wall times on a shared machine, CPU time is "
                 f"the process's).\n\n{NOTES}")
-    report = "\n\n".join([preamble, *sections]) + "\n"
+    report = "\n\n".join([preamble, *filter(None, sections)]) + "\n"
     if args.out:
         args.out.write_text(report, encoding="utf-8")
     print(report)
