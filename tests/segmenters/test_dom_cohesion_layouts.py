@@ -6,6 +6,8 @@ by its reply list as a sibling was cut from it)."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from layout_pages import (COMMENT_COUNTS, COMMENTS, FLAT_REPLY_COUNTS, FLAT_THREAD, SENTENCE,
@@ -26,8 +28,15 @@ def _region_of(capture: PageCapture, node_id: int, regions: tuple[str, ...]) -> 
     return None
 
 
-def _regions_per_segment(capture: PageCapture, regions: tuple[str, ...]) -> list[set[str]]:
-    segments = build_segmenter("dom-cohesion").segment(capture).segments
+def _regions_per_segment(capture: PageCapture, regions: tuple[str, ...],
+                         as_webis_folder: bool = False) -> list[set[str]]:
+    """The named regions whose text each segment holds; ``as_webis_folder``: segmented with
+    the capture's styles and attributes hidden, as a Webis page folder has none."""
+    bare = copy.deepcopy(capture)
+    if as_webis_folder:
+        for node in bare.nodes:
+            node.style, node.attrs = {}, {}
+    segments = build_segmenter("dom-cohesion").segment(bare).segments
     found = []
     for segment in segments:
         names = {_region_of(capture, node, regions) for node in segment.node_ids
@@ -40,10 +49,12 @@ def _regions_per_segment(capture: PageCapture, regions: tuple[str, ...]) -> list
                                           (TABLE_LAYOUT, TABLE_REGIONS)],
                          ids=["styled-three-columns", "table-layout"])
 def test_visually_separate_regions_are_separate_segments(render, html, regions):
-    per_segment = _regions_per_segment(render(html), regions)
-    mixed = [names for names in per_segment if len(names) > 1]
-    assert not mixed, f"segments holding several regions: {mixed}"
-    assert set().union(*per_segment) == set(regions), "every region's text is in a segment"
+    capture = render(html)
+    for as_webis_folder in (False, True):  # computed backgrounds, or geometry and tags only
+        per_segment = _regions_per_segment(capture, regions, as_webis_folder)
+        mixed = [names for names in per_segment if len(names) > 1]
+        assert not mixed, f"segments holding several regions ({as_webis_folder=}): {mixed}"
+        assert set().union(*per_segment) == set(regions), "every region's text is in a segment"
 
 
 def test_each_comment_with_its_replies_is_one_segment(render):
