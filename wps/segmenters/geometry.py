@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
+
+import numpy as np
 
 from ..model import Box, Node, PageCapture
 from ..text.normalise import clean_piece
@@ -18,7 +21,7 @@ from ..text.normalise import clean_piece
 __all__ = ["GRANULARITY_LEVELS", "HIDDEN_VISIBILITY", "INLINE_TAGS", "assign_to_smallest",
            "box_area", "clip_box", "enclosing_block", "granularity_level", "intersect_boxes",
            "reading_lines", "reading_text", "screenshot_pixels", "shared_screenshot", "shown",
-           "union_box"]
+           "union_box", "Separator", "find_separators"]
 
 GRANULARITY_LEVELS = {"coarse": 0.25, "medium": 0.5, "fine": 0.75}
 """The named points of the shared ``granularity`` option, on a scale from 0 (coarsest) to 1."""
@@ -93,6 +96,34 @@ def screenshot_pixels(path: str | Path, grey: bool = False) -> Any:
     if key + "#grey" not in decoded:
         decoded[key + "#grey"] = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     return decoded[key + "#grey"]
+
+
+@dataclass(slots=True)
+class Separator:
+    """A band that no box of a region crosses (VIPS §3.2): VIPS weighs these, dom-cohesion reads
+    columns from them."""
+
+    axis: int
+    """1: horizontal band (splits top from bottom), 0: vertical band (left from right)."""
+    start: float
+    end: float
+    before: np.ndarray
+    """Indices (into the region's blocks) of the blocks before the separator."""
+    after: np.ndarray
+    weight: float = 0.0
+
+
+def find_separators(boxes: np.ndarray, axis: int, tolerance: float) -> list[Separator]:
+    """Every band along ``axis`` (1: y, 0: x) that no box of ``boxes`` crosses."""
+    if len(boxes) < 2:
+        return []
+    low, high = boxes[:, axis], boxes[:, axis + 2]
+    order = np.argsort(low, kind="stable")
+    reach = np.maximum.accumulate(high[order])
+    starts = low[order]
+    cuts = np.flatnonzero(starts[1:] >= reach[:-1] - tolerance)
+    return [Separator(axis, float(reach[k]), float(max(starts[k + 1], reach[k])),
+                      order[: k + 1], order[k + 1:]) for k in cuts]
 
 
 def box_area(box: Box) -> float:

@@ -61,15 +61,19 @@ class BlockStructure:
     def member_children(self, node: int) -> list[int]:
         return self.tree.children[node]
 
-    def child_groups(self, node: int) -> list[list[int]]:
-        """The node's children as emission units: records as groups, other children singly."""
+    def child_groups(self, node: int, apart: bool = False,
+                     windows: bool = False) -> list[list[int]]:
+        """The node's children as emission units: records as groups (each child apart with
+        ``apart``: posts), other children singly; with ``windows``, children whose tags repeat
+        in a period of two or three (a comment and the list of its replies, a heading and its
+        list) go together, one group per period."""
         groups: list[list[int]] = []
         seen: set[tuple[int, ...]] = set()
         page = self.page
         kids = self.tree.children[node] if node >= len(page.nodes) else page.children(node)
         for kid in kids:
             record = self.record_of.get(kid)
-            if record is not None and len(record) > 1:
+            if record is not None and len(record) > 1 and not apart:
                 if record not in seen:
                     seen.add(record)
                     groups.append(list(record))
@@ -79,6 +83,11 @@ class BlockStructure:
                     groups.append([kid])
             else:
                 groups.append([kid])
+        if windows and not apart and all(len(group) == 1 for group in groups):
+            period = tag_period([page.nodes[group[0]].tag for group in groups])
+            if period:
+                return [[group[0] for group in groups[start:start + period]]
+                        for start in range(0, len(groups), period)]
         return groups
 
     def compound_records(self, node: int, min_chars: int) -> bool:
@@ -99,6 +108,24 @@ class BlockStructure:
         ]
         return float(np.median(lengths)) >= min_chars
 
+    def text_rich_windows(self, node: int, min_chars: int) -> bool:
+        """True when the node's children repeat their tags in a period (see :func:`tag_period`)
+        and the median period holds at least ``min_chars`` characters: a thread whose posts
+        differ in their markup (quotes, pictures) but keep their rhythm."""
+        kids = self.tree.children[node]
+        period = tag_period([self.tree.tags[kid] for kid in kids])
+        if not period:
+            return False
+        lengths = [sum(len(self.page.text_of(kid)) for kid in kids[start:start + period])
+                   for start in range(0, len(kids), period)]
+        return float(np.median(lengths)) >= min_chars
+
+    def uniform_records(self, node: int) -> bool:
+        """True when every record of the block is made of siblings of one tag (a post and its
+        neighbour whose replies change the skeleton), not a heading-and-text window."""
+        return all(len({self.tree.tags[member] for member in record}) == 1
+                   for record in self.records.get(node, []))
+
     def kind(self, node: int, group_size: int) -> str:
         if group_size > 1 or node in self.record_of:
             return "record"
@@ -107,6 +134,20 @@ class BlockStructure:
         if node in self.containers:
             return "container"
         return "single"
+
+
+def tag_period(tags: list[str]) -> int | None:
+    """The period (2 or 3) in which a sequence of sibling tags repeats at least twice, a last
+    incomplete period allowed (``DIV UL DIV UL DIV``: 2); ``None`` when it does not.
+
+    >>> tag_period(["DIV", "UL", "DIV", "UL", "DIV"]), tag_period(["P", "P", "P", "P"])
+    (2, None)
+    """
+    for period in (2, 3):
+        if (len(tags) >= 2 * period and len(set(tags[:period])) == period
+                and all(tag == tags[index % period] for index, tag in enumerate(tags))):
+            return period
+    return None
 
 
 def find_blocks(

@@ -27,6 +27,12 @@ limit. Where wps departs from the paper and the prototype (each switchable unles
   borders count as edges;
 - a run of text (paragraphs, lists, code under one heading) is not split by the outlier rule
   (``keep_text_sections``);
+- visual layout evidence (``_layout.py``, issue 23): a large element whose children stand side
+  by side, sit on different backgrounds or open with headings is split even where the tree
+  signal is weak (``visual_split_fraction``, ``visual_split_screens``), tables used for layout
+  are split as ``div`` layout (``split_layout_tables``), posts found by :mod:`wps.posts` and
+  text-rich runs of repeated tags (a comment and its reply list) are one segment each
+  (``split_posts``, ``group_tag_windows``);
 - a coverage pass (``cover_uncovered_content``, not in the paper) turns visible text and images
   that no segment holds — the paper's eliminator and the post-filters can leave whole article
   bodies out — into segments of their own (``_coverage.py``), so every visible text node lies in
@@ -46,6 +52,8 @@ from ...model import Box, PageCapture, Segment, Segmentation
 from .. import register_segmenter
 from ..geometry import INLINE_TAGS, box_area, granularity_level, clip_box, reading_text, shown, union_box
 from ._blocks import BlockStructure, find_blocks, subtree_ids
+from ._layout import (Backgrounds, LayoutState, PostUnits, headed_nodes, layout_tables,
+                      post_units, stand_apart)
 from ._tree_edit import iqr_fence
 
 TEXT_FLOW_TAGS = frozenset(
@@ -54,17 +62,22 @@ TEXT_FLOW_TAGS = frozenset(
 ) | INLINE_TAGS
 """Elements running text is made of; NAV, FORM, HEADER, FOOTER, ASIDE and the rest are not."""
 HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
+DOMINANT_SHARE = 0.8
+"""A child covering this share of its parent's box stands for the parent in the visual test."""
+SCREEN_HEIGHT_PX = 768.0
+"""The viewport height of a capture (``visual_split_screens``)."""
 
 
-def text_sections(page: PageCapture) -> set[int]:
-    """Nodes whose subtree is running text with at most one heading (``keep_text_sections``).
+def text_sections(page: PageCapture, layout: set[int] = frozenset()) -> set[int]:
+    """Nodes whose subtree is running text with at most one heading (``keep_text_sections``);
+    ``layout`` nodes (the parts of layout tables) are never running text.
 
     One bottom-up pass: children come after their parents in ``page.nodes``.
     """
     flow = np.ones(len(page.nodes), dtype=bool)
     headings = np.zeros(len(page.nodes), dtype=np.int64)
     for node in reversed(page.nodes):
-        if node.tag not in TEXT_FLOW_TAGS and not node.is_text:
+        if (node.tag not in TEXT_FLOW_TAGS and not node.is_text) or node.id in layout:
             flow[node.id] = False
         if node.tag in HEADING_TAGS:
             headings[node.id] += 1
@@ -158,6 +171,40 @@ class DomCohesionSegmenter:
     coverage_groups_siblings
         In the coverage pass, a run of consecutive uncovered siblings (an article's paragraphs
         beside a segmented figure) becomes one segment; ``False`` emits each sibling on its own.
+    visual_split_fraction
+        wps addition: an element whose drawn box covers more than this share of the page's
+        drawn content and whose children stand apart visually — side by side (a column gap no
+        child crosses) or on different backgrounds (``background_delta``, L1 RGB) — is split
+        into its children, and a single-child wrapper that large is looked through, whatever
+        the tree signal says (``_layout.py``: a styled page no longer collapses into one
+        segment). In running text only columns count; a list or grid of records is never
+        split by it. ``None`` (with ``visual_split_screens`` ``None`` too) turns the rule off.
+    split_layout_tables
+        wps addition: tables whose cells hold blocks (headings, lists, forms, several
+        paragraphs) are layout, not running text, so the text-section rule does not keep them
+        whole; they are split as ``div`` layout is.
+    split_headed_children
+        wps addition: in the visual test, two or more children that open with a heading (the
+        widgets of a sidebar, the sections of a column) stand apart too.
+    visual_split_screens
+        wps addition: an element taller than this many screens (768 px) is large for the visual
+        test whatever its share of the page (a long sidebar of widgets). ``None``: off.
+    group_tag_windows
+        wps addition: children whose tags repeat in a period of two or three (a comment and the
+        sibling list of its replies, a heading and its list) are emitted one period per
+        segment, and a node whose periods hold ``split_records_min_chars`` characters (median)
+        is split into them, as compound records are: a thread whose comments differ in their
+        markup keeps its rhythm.
+    screenshot_colours
+        Where the capture records no computed backgrounds (Webis folders), read the colours
+        of the visual test from the screenshot. Default ``False``: decoding a tall screenshot
+        costs up to ten times the rest of the segmentation and changed no dev page; browser
+        captures have their computed backgrounds either way.
+    split_posts
+        wps addition: posts found by :func:`wps.posts.find_posts` (records named and repeated
+        as posts) are one segment each with their replies: their ancestors are split, the
+        posts are not. Records of one tag that ``split_records_min_chars`` splits (a thread's
+        comments, some with replies) are emitted one element each, not in windows.
     """
 
     iqr_k: float = 1.5
@@ -180,6 +227,14 @@ class DomCohesionSegmenter:
     cover_uncovered_content: bool = True
     coverage_groups_siblings: bool = True
     keep_text_sections: bool = True
+    visual_split_fraction: float | None = 0.3
+    background_delta: float = 30.0
+    split_layout_tables: bool = True
+    split_posts: bool = True
+    split_headed_children: bool = True
+    visual_split_screens: float | None = 2.0
+    group_tag_windows: bool = True
+    screenshot_colours: bool = False
     granularity: str | float | None = None
     name: str = "dom-cohesion"
 
@@ -214,8 +269,9 @@ class DomCohesionSegmenter:
             full_ted_matrix=self.full_ted_matrix,
         )
         fence = iqr_fence(blocks.population(), self.iqr_k)
-        sections = text_sections(page) if self.keep_text_sections else set()
-        groups = self._eliminate(page, blocks, fence, sections)
+        layout = self._layout_state(page, blocks)
+        sections = (text_sections(page, layout.tables) if self.keep_text_sections else set())
+        groups = self._eliminate(page, blocks, fence, sections, layout)
         segments = self._post_filter(page, blocks, groups, fence)
         if self.cover_uncovered_content:
             segments = self._cover(page, blocks, segments)
@@ -231,8 +287,20 @@ class DomCohesionSegmenter:
             segments = [whole]
         return Segmentation(page.page_id, self.name, page.width, page.height, segments)
 
+    def _layout_state(self, page: PageCapture, blocks: BlockStructure) -> LayoutState:
+        """The visual and post evidence the split rules read (see ``_layout.py``)."""
+        root_box = blocks.drawn_box([blocks.root]) if blocks.root < len(page.nodes) else None
+        content = (box_area(clip_box(root_box, page.width, self._bottom_limit(page)))
+                   if root_box is not None else float(page.width) * float(page.height))
+        return LayoutState(
+            content_area=content or float(page.width) * float(page.height),
+            tables=layout_tables(page) if self.split_layout_tables else set(),
+            posts=post_units(page) if self.split_posts else PostUnits(),
+            headed=headed_nodes(page),
+            backgrounds=Backgrounds.of(page, self.screenshot_colours))
+
     def _eliminate(self, page: PageCapture, blocks: BlockStructure, fence: float,
-                   sections: set[int]) -> list[list[int]]:
+                   sections: set[int], layout: LayoutState) -> list[list[int]]:
         """BlockEliminator (Alg. 2), top-down and iterative: groups of sibling node ids to emit."""
         page_area = self._page_area(page, blocks)
         emitted: list[list[int]] = []
@@ -242,7 +310,7 @@ class DomCohesionSegmenter:
         while stack:
             check_deadline("segmentation")
             group = stack.pop()
-            children = self._split(page, blocks, group, fence, page_area, sections)
+            children = self._split(page, blocks, group, fence, page_area, sections, layout)
             if children is None:
                 emitted.append(group)
             else:
@@ -250,7 +318,8 @@ class DomCohesionSegmenter:
         return emitted
 
     def _split(self, page: PageCapture, blocks: BlockStructure, group: list[int], fence: float,
-               page_area: float, sections: set[int]) -> list[list[int]] | None:
+               page_area: float, sections: set[int],
+               layout: LayoutState) -> list[list[int]] | None:
         """The child groups that replace ``group``, or ``None`` to keep it as one segment."""
         if len(group) != 1:
             return None
@@ -260,6 +329,8 @@ class DomCohesionSegmenter:
             return None
         drawn = blocks.drawn_box([node])
         oversized = drawn is not None and box_area(drawn) > self.max_page_fraction * page_area
+        if node in layout.posts.tops and not oversized:
+            return None  # a post with its replies is one segment
         is_block = node in blocks.heterogeneity
         splittable = node in blocks.containers or self.split_record_blocks
         outlier = (is_block and splittable and blocks.heterogeneity[node] > fence
@@ -271,9 +342,53 @@ class DomCohesionSegmenter:
             and blocks.compound_records(node, self.split_records_min_chars)
         )
         root = self.split_root and node == blocks.root
-        if not (root or oversized or outlier or wrapper or long_records):
-            return None
-        return blocks.child_groups(node)
+        holds_posts = node in layout.posts.holders
+        apart = holds_posts or (long_records and self.split_posts
+                                and blocks.uniform_records(node))
+        windows = self.group_tag_windows
+        long_windows = (windows and self.split_records_min_chars is not None
+                        and blocks.text_rich_windows(node, self.split_records_min_chars))
+        if (root or oversized or outlier or wrapper or long_records or holds_posts
+                or long_windows):
+            return blocks.child_groups(node, apart, windows)
+        if self._visual_regions(blocks, node, drawn, sections, layout):
+            return blocks.child_groups(node, windows=windows)
+        return None
+
+    def _visual_regions(self, blocks: BlockStructure, node: int, drawn: Box | None,
+                        sections: set[int], layout: LayoutState) -> bool:
+        """``visual_split_fraction``: a large element whose children stand apart on the page,
+        or whose dominant child's children do (a sidebar's widget list beside a one-line note)."""
+        if self.visual_split_fraction is None and self.visual_split_screens is None:
+            return False
+        while drawn is not None and self._large(drawn, layout):
+            if node in blocks.records and node not in blocks.containers:
+                return False  # a list or grid of records: its sameness is the strong signal
+            in_text = node in sections
+            boxed = [(group, box) for group in blocks.child_groups(node)
+                     if (box := blocks.drawn_box(group)) is not None]
+            if len(boxed) == 1:
+                return not in_text  # a large wrapper around one region: look through it
+            if self.split_headed_children and not in_text and sum(
+                    bool(layout.headed[group[0]]) for group, _ in boxed) >= 2:
+                return True
+            if stand_apart([box for _, box in boxed], [group for group, _ in boxed],
+                           None if in_text else layout.backgrounds, self.background_delta):
+                return True
+            group, box = max(boxed, key=lambda item: box_area(item[1]))
+            if len(group) != 1 or box_area(box) < DOMINANT_SHARE * box_area(drawn):
+                return False
+            node, drawn = group[0], box
+        return False
+
+    def _large(self, drawn: Box, layout: LayoutState) -> bool:
+        """Large enough for the visual test: a share of the drawn content, or taller than
+        ``visual_split_screens`` screens."""
+        if self.visual_split_screens is not None and (
+                drawn[3] - drawn[1] > self.visual_split_screens * SCREEN_HEIGHT_PX):
+            return True
+        return self.visual_split_fraction is not None and (
+            box_area(drawn) > self.visual_split_fraction * layout.content_area)
 
     def _post_filter(self, page: PageCapture, blocks: BlockStructure, groups: list[list[int]],
                      fence: float) -> list[Segment]:

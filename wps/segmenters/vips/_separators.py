@@ -16,24 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..geometry import Separator, find_separators
 from ._blocks import VisualBlocks, common_depth
+
+__all__ = ["Separator", "SeparatorWeights", "find_separators", "weigh"]
 
 
 SAMPLE_STEP, MAX_SAMPLES = 3, 64
 """Colours are read on every third pixel along a separator, on at most about 64 pixels (enough
 for medians and 80 % lines)."""
-
-
-@dataclass(slots=True)
-class Separator:
-    axis: int
-    """1: horizontal band (splits top from bottom), 0: vertical band (left from right)."""
-    start: float
-    end: float
-    before: np.ndarray
-    """Indices (into the region's blocks) of the blocks before the separator."""
-    after: np.ndarray
-    weight: float = 0.0
 
 
 @dataclass(slots=True)
@@ -53,19 +44,6 @@ class SeparatorWeights:
     container: float
     background_delta: float = 30.0
     overlap_tolerance_px: float = 2.0
-
-
-def find_separators(boxes: np.ndarray, axis: int, tolerance: float) -> list[Separator]:
-    """Every band along ``axis`` (1: y, 0: x) that no box of ``boxes`` crosses."""
-    if len(boxes) < 2:
-        return []
-    low, high = boxes[:, axis], boxes[:, axis + 2]
-    order = np.argsort(low, kind="stable")
-    reach = np.maximum.accumulate(high[order])
-    starts = low[order]
-    cuts = np.flatnonzero(starts[1:] >= reach[:-1] - tolerance)
-    return [Separator(axis, float(reach[k]), float(max(starts[k + 1], reach[k])),
-                      order[: k + 1], order[k + 1:]) for k in cuts]
 
 
 def weigh(separators: list[Separator], region: np.ndarray, blocks: VisualBlocks,
