@@ -1,0 +1,84 @@
+"""wps as a datatrove step: WarcReader → WpsSegments → JsonlWriter with LocalPipelineExecutor, on a
+WARC written here; the segments that come out are those wps.segment gives for the same HTML."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+
+pytest.importorskip("datatrove")
+warcio = pytest.importorskip("warcio")
+
+from datatrove.executor import LocalPipelineExecutor  # noqa: E402
+from datatrove.pipeline.readers import WarcReader  # noqa: E402
+from datatrove.pipeline.writers import JsonlWriter  # noqa: E402
+
+import wps  # noqa: E402
+from wps.capture import CaptureOptions  # noqa: E402
+from wps.integrations.datatrove import WpsSegments  # noqa: E402
+
+FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=30,
+                      screenshot=False)
+ENGLISH = ("The committee met on Tuesday to discuss the new library opening hours. After a long "
+           "debate, the members agreed that the building should stay open until nine in the "
+           "evening on weekdays, so that students and workers can use the reading rooms.")
+GERMAN = ("Der Ausschuss traf sich am Dienstag, um über die neuen Öffnungszeiten der Bibliothek "
+          "zu sprechen. Nach einer langen Debatte einigten sich die Mitglieder darauf, dass das "
+          "Gebäude an Wochentagen bis neun Uhr abends geöffnet bleiben soll.")
+PAGES = {
+    "http://127.0.0.1/en/library": f"<!doctype html><title>Library</title><nav><a href=/>Home</a> "
+    f"<a href=/news>News</a></nav><main><h1>Library hours</h1><p>{ENGLISH}</p><p>{ENGLISH}</p>"
+    "</main>",
+    "http://127.0.0.1/de/bibliothek": f"<!doctype html><title>Bibliothek</title><main><h1>"
+    f"Öffnungszeiten</h1><p>{GERMAN}</p><p>{GERMAN}</p></main>",
+}
+
+
+def write_warc(path, pages: dict[str, str]) -> None:
+    """A gzipped WARC with one HTML response per page (what a crawler stores)."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as handle:
+        writer = WARCWriter(handle, gzip=True)
+        for url, html in pages.items():
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")],
+                                       protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(
+                url, "response", payload=io.BytesIO(html.encode("utf-8")),
+                http_headers=headers))
+
+
+def read_output(folder) -> list[dict]:
+    return [json.loads(line) for path in sorted(folder.glob("*.jsonl.gz"))
+            for line in gzip.open(path, "rt", encoding="utf-8")]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_datatrove_pipeline_yields_the_kept_segments_of_each_warc_page(tmp_path):
+    (tmp_path / "crawl").mkdir()
+    write_warc(tmp_path / "crawl" / "pages.warc.gz", PAGES)
+    step = WpsSegments(capture_options=FAST, languages=("en",))
+    LocalPipelineExecutor(
+        pipeline=[WarcReader(str(tmp_path / "crawl")), step, JsonlWriter(str(tmp_path / "out"))],
+        tasks=1, logging_dir=str(tmp_path / "logs")).run()
+    produced = read_output(tmp_path / "out")
+
+    expected = []
+    for url, html in PAGES.items():
+        result = wps.segment(html=html, url=url, capture_options=FAST, languages=("en",))
+        expected += [(item.id, item.main_text, item.lang, item.kind) for item in
+                     result.detector_input()]
+    assert [(doc["id"], doc["text"], doc["metadata"]["lang"], doc["metadata"]["kind"])
+            for doc in produced] == expected
+    assert expected and {doc["metadata"]["url"] for doc in produced} == {
+        "http://127.0.0.1/en/library"}  # the German page's prose is dropped by languages
+    assert all(ENGLISH in doc["text"] or doc["text"] in ENGLISH * 2 for doc in produced)
+    stats = json.loads((tmp_path / "logs" / "stats.json").read_text())
+    counters = {name: value for step_stats in stats for name, value in
+                step_stats.get("stats", {}).items()}
+    assert counters["pages"] == 2 and counters["segments"] == len(produced)
