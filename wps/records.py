@@ -61,9 +61,11 @@ def detector_text(segment: Segment) -> str:
 
 
 def segment_key(doc_id: str, order: int) -> str:
-    """The one segment id: ``<doc_id>:<order>``, unique across pages. The report's "Segment N"
-    and the overlay's "N kept" show its ``order`` N; the segmenter's own ``id`` (that of the
-    Webis ``segmentation.json``) is the full line's ``id`` field; a slim line's ``id`` is this."""
+    """The one segment id: ``<doc_id>:<order>``, unique across pages (a full line's
+    ``segment_id``, a slim line's ``id``). The report's "Segment N" and the overlay's "N kept"
+    show its ``order`` N; a full line's ``id`` is the segmenter's own name for the segment,
+    unique on its page only. ``segmentation.json`` (Webis) lists the segments in this order
+    without ids, leaving out any wholly outside the page."""
     return f"{doc_id}:{order:04d}"
 
 
