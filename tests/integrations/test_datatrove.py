@@ -9,22 +9,27 @@ import json
 import pytest
 
 pytest.importorskip("datatrove")
-warcio = pytest.importorskip("warcio")
+pytest.importorskip("warcio")
 
-from datatrove.executor import LocalPipelineExecutor  # noqa: E402
-from datatrove.pipeline.readers import WarcReader  # noqa: E402
-from datatrove.pipeline.writers import JsonlWriter  # noqa: E402
+from datatrove.executor import LocalPipelineExecutor
+from datatrove.pipeline.readers import WarcReader
+from datatrove.pipeline.writers import JsonlWriter
+from warc_pages import ENGLISH, PAGES, write_warc
 
-import wps  # noqa: E402
-from wps.capture import CaptureOptions  # noqa: E402
-from wps.integrations.datatrove import WpsSegments  # noqa: E402
-from warc_pages import ENGLISH, PAGES, write_warc  # noqa: E402
+import wps
+from wps.capture import CaptureOptions
+from wps.integrations.datatrove import WpsSegments
 
 FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=30,
                       screenshot=False)
+
+
 def read_output(folder) -> list[dict]:
-    return [json.loads(line) for path in sorted(folder.glob("*.jsonl.gz"))
-            for line in gzip.open(path, "rt", encoding="utf-8")]
+    documents = []
+    for path in sorted(folder.glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            documents += [json.loads(line) for line in lines]
+    return documents
 
 
 @pytest.mark.browser

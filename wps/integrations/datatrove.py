@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
@@ -54,7 +54,7 @@ class WpsSegments(PipelineStep):
 
     name = "🧩 wps segments"
     type = "🔻 - EXTRAC"
-    _requires_dependencies = ["playwright"]
+    _requires_dependencies: ClassVar[list[str]] = ["playwright"]
 
     def __init__(self, options: PipelineOptions | None = None, **overrides: Any) -> None:
         super().__init__()
