@@ -55,6 +55,8 @@ def parse_languages(value: str | Iterable[str] | None) -> tuple[str, ...]:
     codes = tuple(sorted({item.strip().lower() for item in items if item.strip()}))
     if isinstance(value, str) and value.strip() and not codes:
         raise UsageError(f"--lang {value!r}: no language code given (e.g. --lang en,de)")
+    if not codes:
+        return ()
     known = set(_identifier().nb_classes)
     unknown = [code for code in codes if code not in known]
     if unknown:

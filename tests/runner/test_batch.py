@@ -261,9 +261,10 @@ def test_browser_restarts_when_its_memory_grew_past_the_limit(page_server, tmp_p
 
 @pytest.mark.browser
 def test_batch_page_folders_hold_images_and_capture_only_when_asked(page_server, tmp_path):
-    """By default a page folder has the segments, the text report and report.html: no
-    screenshot is taken (dom-cohesion does not read it), no overlay drawn, no capture saved.
-    ``save_capture`` adds capture/, ``images`` also the screenshot and overlay.png; each
+    """By default a page folder has the segments and the text report: no report.html, no
+    screenshot taken (dom-cohesion does not read it), no overlay drawn, no capture saved.
+    ``save_capture`` adds capture/, ``images`` also the screenshot and overlay.png (shown in
+    report.html with ``reports``); each
     choice is part of the completion marker, so changing it redoes the page. The segments
     are the same every way, and with one or several pages per browser."""
     urls = [page_server.add_html(f"/outputs-{n}", f"<!doctype html><title>O{n}</title><main>"
@@ -273,15 +274,15 @@ def test_batch_page_folders_hold_images_and_capture_only_when_asked(page_server,
     pipeline = PipelineOptions(capture_options=capture)
     seen = {}
     for name, extra in (("default", {}), ("one-at-a-time", {"pages_per_browser": 1}),
-                        ("capture", {"save_capture": True}), ("images", {"images": True})):
+                        ("capture", {"save_capture": True}),
+                        ("images", {"images": True, "reports": True})):
         out = tmp_path / ("one" if name == "one-at-a-time" else "out")  # else: nothing to redo
         summary = run_batch(urls, out, BatchOptions(pipeline=pipeline, **extra, **QUIET))
         assert (summary.done, summary.failed) == (3, 0), name
         folder = out / page_folder_name(urls[0])
         names = sorted(path.name for path in folder.iterdir())
         if name in ("default", "one-at-a-time"):
-            assert names == ["main-text.json", "report.html", "segmentation.json",
-                             "segments.jsonl"]
+            assert names == ["main-text.json", "segmentation.json", "segments.jsonl"]
         elif name == "capture":
             assert "capture" in names and "overlay.png" not in names
             saved = PageCapture.load(folder / "capture")
@@ -295,7 +296,8 @@ def test_batch_page_folders_hold_images_and_capture_only_when_asked(page_server,
                             (out / page_folder_name(url) / "segments.jsonl").read_text().splitlines()]
                       for url in urls}
     assert seen["default"] == seen["one-at-a-time"] == seen["capture"] == seen["images"]
-    again = run_batch(urls, tmp_path / "out", BatchOptions(pipeline=pipeline, images=True, **QUIET))
+    again = run_batch(urls, tmp_path / "out", BatchOptions(pipeline=pipeline, images=True,
+                                                           reports=True, **QUIET))
     assert (again.done, again.skipped) == (0, 3)
 
 
