@@ -72,6 +72,10 @@ def test_batch_detector_fields_in_parquet_row_groups_reports_on_request(
     assert main(["report", str(out)]) == 0  # builds the pages' reports on request
     assert all((out / name / "report.html").is_file() for name in page_folders(out))
     assert all(row.has_report for row in read_batch_rows(out))
+    for url, page in zip(sorted(urls, key=page_folder_name), pages):  # from the slim lines
+        report = (out / page_folder_name(url) / "report.html").read_text(encoding="utf-8")
+        for line in page:
+            assert f'"text": {json.dumps(line["main_text"])}' in report
 
     reports = out.with_name("reports")
     assert main([*command[:3], str(reports), *command[4:], "--reports"]) == 0
