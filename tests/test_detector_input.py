@@ -83,3 +83,23 @@ def test_language_codes_are_checked_before_any_page(capsys):
     assert main(["segment", "http://127.0.0.1:9/never", "--format", "json", "--lang", "en,xx"]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("wps: error: --lang") and "\n" not in error
+
+
+def test_a_slim_line_given_to_a_step_that_reads_full_lines_is_named(tmp_path):
+    """wps filter, dedup and binoculars read full lines; a slim file is refused by name, with
+    its line, not as a line that merely lacks 'text'."""
+    from wps.cli import main as cli
+    from wps.errors import InputFileError
+    from wps.records import read_segment_lines
+
+    full = {"doc_id": "d", "url": "http://127.0.0.1/a", "segment_id": "d:0000", "id": "0",
+            "order": 0, "bbox": [0, 0, 10, 10], "text": "Some words here.",
+            "main_text": "Some words here.", "kept": True, "reasons": [], "stats": {},
+            "kind": "article", "lang": "en"}
+    slim = tmp_path / "slim.jsonl"
+    slim.write_text(json.dumps(detector_record(full)) + "\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"slim\.jsonl:1: a slim line .*--fields detector"):
+        list(read_segment_lines(slim))
+    assert cli(["filter", str(slim), "--out", str(tmp_path / "out.jsonl")]) == \
+        InputFileError.exit_code
+    assert not (tmp_path / "out.jsonl").exists()

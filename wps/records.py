@@ -215,6 +215,10 @@ def _check_origin(record: dict[str, Any], path: Path, number: int,
     """Name what a line lacking a needed field was not written by, before its types are
     checked: a page (``url``), or the text step (``main_text``/``stats``)."""
     required = set(required)
+    if is_slim(record) and not required <= record.keys():
+        raise InputFileError(f"{path}:{number}: a slim line (written with --fields detector) "
+                             f"lacks {sorted(required - record.keys())}; this step reads the "
+                             "full lines of wps segment/batch without --fields detector")
     if "url" in required and not isinstance(record.get("url"), str):
         raise InputFileError(f"{path}:{number}: a segment line needs a 'url'")
     needs_text_step = required.intersection(TEXT_STEP_FIELDS)
@@ -275,15 +279,20 @@ class DetectorInput:
                 for key in DETECTOR_FIELDS for value in [getattr(self, key)]}
 
 
+def is_slim(record: dict[str, Any]) -> bool:
+    """A slim line (``--fields detector``): neither a full line's ``segment_id`` nor ``text``."""
+    return "segment_id" not in record and "text" not in record
+
+
 def detector_record(record: dict[str, Any]) -> dict[str, Any]:
     """The slim line (:data:`DETECTOR_FIELDS`) of a full line; a slim line gives itself."""
-    is_slim = "segment_id" not in record and "text" not in record
+    slim = is_slim(record)
     text = record.get("main_text") or ""
-    if not is_slim and not str(text).strip():
+    if not slim and not str(text).strip():
         text = record.get("text", "")
     prose = record.get("prose_score")
     return {
-        "id": str(record.get("id" if is_slim else "segment_id", "")),
+        "id": str(record.get("id" if slim else "segment_id", "")),
         "url": str(record.get("url", "")),
         "kind": str(record.get("kind") or ""),
         "lang": str(record.get("lang") or ""),
