@@ -12,7 +12,8 @@ import pytest
 import wps
 
 # Packages of wps's extras: a module that needs one is skipped where that extra is not installed.
-OPTIONAL = {"torch", "torchvision", "segment_anything", "transformers", "sklearn", "ray", "warcio"}
+OPTIONAL = {"torch", "torchvision", "segment_anything", "transformers", "sklearn", "ray", "warcio",
+            "datatrove"}
 
 
 def module_names() -> list[str]:

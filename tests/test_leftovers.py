@@ -32,7 +32,7 @@ from wps.files import (
     sigterm_unwinds,
     staging_directory,
 )
-from wps.runner import source_key
+from wps.runner import page_folder_name, source_key
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "forum.html"
 SLOW_RENDER = ["--settle", "30", "--scroll-steps", "1", "--timeout", "90"]
@@ -278,7 +278,7 @@ def test_batch_killed_hard_leaves_folders_the_rerun_removes(place, tmp_path):
     assert _ours(temp) == []
     assert not any(path.exists() for path in stale)
     assert _staging(out) == [live.name] and _staging(out / ".done") == []
-    assert all((out / source_key(source) / "segmentation.json").is_file() for source in sources)
+    assert all((out / page_folder_name(source) / "segmentation.json").is_file() for source in sources)
 
 
 def _two_workers_rendering(place, tmp_path):

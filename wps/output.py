@@ -19,7 +19,13 @@ from typing import Any
 from .errors import OutputError
 from .files import atomic_file, check_replaceable_folder, staging_directory
 from .model import PageCapture, Segmentation
-from .records import SEGMENTS_FILE, doc_id_for, segment_records, write_segment_records
+from .records import (
+    SEGMENTS_FILE,
+    detector_record,
+    doc_id_for,
+    segment_records,
+    write_segment_records,
+)
 from .report.labels import place_labels, text_boxes
 from .report.page import REPORT_FILE, page_facts_from_capture, page_report_html
 from .webis import to_webis
@@ -155,7 +161,8 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
                        out_dir: str | Path, keep_only: bool = False,
                        main_text: dict[str, Any] | None = None, *,
                        capture_folder: bool = True, overlay: bool = True,
-                       embed_screenshot: bool = False) -> Path:
+                       embed_screenshot: bool = False, fields: str = "full",
+                       report: bool = True) -> Path:
     """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png``, given
     the text step's page report ``main-text.json``, and ``report.html`` (what a person opens
     first) atomically.
@@ -166,7 +173,9 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
     ``wps batch`` skips both by default (the overlay's PNG decode and encode and the copy of
     the capture cost more than the segmentation itself). ``embed_screenshot`` puts the
     screenshot into ``report.html`` (a ``data:`` URL) so that the report stands alone, with or
-    without ``capture/``.
+    without ``capture/``. ``fields="detector"`` writes slim lines
+    (:func:`~wps.records.detector_record`; the report still shows every field) and
+    ``report=False`` leaves out ``report.html`` (``wps batch`` without ``--reports``).
     """
     out_dir = Path(out_dir)
     with staging_directory(out_dir) as staging:
@@ -177,16 +186,18 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
         records = segment_records(capture, segmentation)
         if keep_only:  # only what may reach the detector
             records = [record for record in records if record["kept"]]
-        write_segment_records(records, staging / SEGMENTS_FILE)
+        write_segment_records(records if fields == "full" else map(detector_record, records),
+                              staging / SEGMENTS_FILE)
         if overlay:
             draw_overlay(capture, segmentation, staging / OVERLAY_FILE)
         if main_text is not None:
             (staging / MAIN_TEXT_FILE).write_text(
                 json.dumps(main_text, ensure_ascii=False, indent=1), encoding="utf-8")
-        (staging / REPORT_FILE).write_text(
-            page_report_html(page_facts_from_capture(
-                capture, _saved_screenshot(capture) if capture_folder else None,
-                embed_screenshot), records, main_text), encoding="utf-8")
+        if report:
+            (staging / REPORT_FILE).write_text(
+                page_report_html(page_facts_from_capture(
+                    capture, _saved_screenshot(capture) if capture_folder else None,
+                    embed_screenshot), records, main_text), encoding="utf-8")
     if capture.screenshot is not None and capture_folder:
         capture.screenshot = out_dir / CAPTURE_DIR / Path(capture.screenshot).name
     return out_dir

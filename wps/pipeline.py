@@ -1,5 +1,5 @@
-"""The page pipeline: capture → segment → main text → noise tail → filters → prose decision → dedup
-→ output.
+"""The page pipeline: capture → segment → main text → noise tail → filters → prose decision →
+language → dedup → output.
 
 :class:`PipelineOptions` says which steps run; :func:`build_steps` turns it into the ordered list
 of :mod:`wps.steps` (one ``run(page)`` shape each), which :func:`segment`, ``wps batch`` and the
@@ -30,11 +30,15 @@ PageSource = str | Path | PageCapture | StoredPage
 
 if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this module light
     from .capture import Browser, CaptureOptions
+    from .records import DetectorInput
     from .steps import PipelineStep
 
 DEFAULT_SEGMENTER = "dom-cohesion"
 RESULT_NEUTRAL_CAPTURE_FIELDS = ("timeout_s", "max_renderer_mb", "chromium_path")
 """Capture options that bound or locate the work but do not change what a page gives."""
+FIELD_SETS = ("full", "detector")
+"""What a ``segments.jsonl`` line holds: every field (what ``wps filter``, ``wps dedup`` and
+``wps binoculars`` read back), or the slim :data:`~wps.records.DETECTOR_FIELDS`."""
 
 
 @dataclass(slots=True)
@@ -65,12 +69,27 @@ class PipelineOptions:
     embed_screenshot: bool = False
     """Put the screenshot into ``report.html`` (a ``data:`` URL): one file that stands alone
     (``wps batch`` then takes the screenshot, without ``capture/``)."""
+    fields: str = "full"
+    """``"full"``: every field of a line; ``"detector"``: the slim :data:`FIELD_SETS` line."""
+    languages: tuple[str, ...] = ()
+    """Keep only kept segments in these languages (``("en", "de")``; :mod:`wps.lang`); the
+    language of every kept segment is named anyway (with the text step)."""
+    report: bool = True
+    """Write the page's ``report.html`` (``wps batch`` leaves it out unless ``--reports``)."""
 
     def __post_init__(self) -> None:
         if self.segmenter_options is None:  # accepted as "no options", as before this object
             self.segmenter_options = {}
         if self.keep_only and not self.text:
             raise UsageError("keep_only (--keep-only) needs the filters of the text step; "
+                             "drop text=False (--no-text)")
+        if self.fields not in FIELD_SETS:
+            raise UsageError(f"fields (--fields) {self.fields!r}: choose from {list(FIELD_SETS)}")
+        if isinstance(self.languages, str):
+            self.languages = (self.languages,)
+        self.languages = tuple(self.languages)
+        if self.languages and not self.text:
+            raise UsageError("languages (--lang) judge the kept segments of the text step; "
                              "drop text=False (--no-text)")
 
     @classmethod
@@ -105,6 +124,7 @@ class PipelineOptions:
         for limit in RESULT_NEUTRAL_CAPTURE_FIELDS:
             (values["capture_options"] or {}).pop(limit, None)
         values["dedup_db"] = self.dedup_db is not None
+        del values["report"]  # wps batch names it in its markers' outputs
         text = json.dumps(values, sort_keys=True, default=str)
         return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
@@ -144,6 +164,20 @@ class PageResult:
         from .filters.base import count_outcomes
 
         return count_outcomes(self.segmentation.segments)
+
+    def detector_input(self) -> list[DetectorInput]:
+        """What a detector reads, in one call: the kept segments, each as a small frozen
+        :class:`~wps.records.DetectorInput` (id, url, kind, lang, main_text, prose_score,
+        reasons, kept, bbox: the fields of a ``--fields detector`` line).
+
+        >>> [(s.id, s.kind, s.lang, s.main_text[:30]) for s in result.detector_input()]
+        ... # doctest: +SKIP
+        """
+        from .records import DetectorInput, segment_records
+
+        return [DetectorInput.from_record(record)
+                for record in segment_records(self.capture, self.segmentation)
+                if record["kept"]]
 
     def main_text_report(self) -> dict[str, Any] | None:
         """``main-text.json``: the text step's page report with the final counts."""
@@ -275,7 +309,8 @@ def source_name(source: PageSource) -> str:
 def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     """The ordered steps after capture that ``options`` ask for; each gets its config section.
 
-    segmentation → posts → main text → noise tail → filters → prose decision → dedup: posts cut
+    segmentation → posts → main text → noise tail → filters → prose decision → language → dedup
+    (the language of what is kept, and the ``languages`` filter, :mod:`wps.lang`): posts cut
     out of the segments before text is mapped onto them, segmentation after main-text extraction
     (text-and-filters.md §1), tails cut before the filters judge the texts, and de-duplication
     last, against earlier pages' kept segments.
@@ -299,6 +334,9 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
             from .decide import DecideStep
 
             steps.append(DecideStep(config["decide"]))
+        from .lang import LangStep
+
+        steps.append(LangStep(options.languages))
     if options.dedup_db is not None:
         steps.append(DedupStep(config["dedup"], options.dedup_db))
     return steps
@@ -359,7 +397,8 @@ def segment_into(source: PageSource, out_dir: str | Path,
             write_page_outputs(
                 result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
                 main_text=result.main_text_report(), capture_folder=capture_folder,
-                overlay=overlay, embed_screenshot=options.embed_screenshot)
+                overlay=overlay, embed_screenshot=options.embed_screenshot,
+                fields=options.fields, report=options.report)
     finally:
         if rendered_screenshot is not None and not isinstance(source, PageCapture):
             from .capture import discard_screenshot

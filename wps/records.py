@@ -20,8 +20,8 @@ from .errors import InputFileError
 from .files import iter_jsonl, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 
-__all__ = ["RECORD_FIELDS", "SEGMENTS_FILE", "PageContext", "SegmentLine", "check_segment_line",
-           "doc_id_for", "page_context", "read_segment_lines", "segment_from_record",
+__all__ = ["DETECTOR_FIELDS", "RECORD_FIELDS", "SEGMENTS_FILE", "DetectorInput", "PageContext",
+           "SegmentLine", "check_segment_line", "detector_record", "detector_text", "doc_id_for", "page_context", "read_segment_lines", "segment_from_record",
            "segment_record", "segment_records", "short_repr", "top_xpaths",
            "write_segment_records"]
 
@@ -40,6 +40,9 @@ VERDICT_FIELDS = ("kept", "reasons", "stats")
 TEXT_STEP_FIELDS = ("main_text", "stats")
 """Only the text step writes these: a line without them was written with ``--no-text``."""
 
+DETECTOR_FIELDS = ("id", "url", "kind", "lang", "main_text", "prose_score", "reasons", "kept",
+                   "bbox")
+"""A slim line (``--fields detector``) and :class:`DetectorInput`, in order: all a detector reads."""
 SEGMENT_LINE_TYPES: dict[str, tuple[type, str]] = {
     "url": (str, "a string"),
     "text": (str, "a string"),
@@ -49,6 +52,21 @@ SEGMENT_LINE_TYPES: dict[str, tuple[type, str]] = {
     "reasons": (list, "a list of strings"),
 }
 """The fields later stages read, with the JSON type each must have."""
+
+
+def detector_text(segment: Segment) -> str:
+    """The text a detector should judge: the segment's part of the main text when it has one,
+    else its whole text (without the text step there is no main text)."""
+    return segment.main_text if segment.main_text.strip() else segment.text
+
+
+def segment_key(doc_id: str, order: int) -> str:
+    """The one segment id: ``<doc_id>:<order>``, unique across pages (a full line's
+    ``segment_id``, a slim line's ``id``). The report's "Segment N" and the overlay's "N kept"
+    show its ``order`` N; a full line's ``id`` is the segmenter's own name for the segment,
+    unique on its page only. ``segmentation.json`` (Webis) lists the segments in this order
+    without ids, leaving out any wholly outside the page."""
+    return f"{doc_id}:{order:04d}"
 
 
 def doc_id_for(url: str) -> str:
@@ -86,7 +104,7 @@ def page_context(capture: PageCapture, segmentation: Segmentation, segment: Segm
         "doc_id": doc_id,
         "url": capture.url,
         "page_id": capture.page_id,
-        "segment_id": f"{doc_id}:{order:04d}",
+        "segment_id": segment_key(doc_id, order),
         "id": segment.id,
         "order": order,
         "segmenter": segmentation.segmenter,
@@ -197,6 +215,10 @@ def _check_origin(record: dict[str, Any], path: Path, number: int,
     """Name what a line lacking a needed field was not written by, before its types are
     checked: a page (``url``), or the text step (``main_text``/``stats``)."""
     required = set(required)
+    if is_slim(record) and not required <= record.keys():
+        raise InputFileError(f"{path}:{number}: a slim line (written with --fields detector) "
+                             f"lacks {sorted(required - record.keys())}; this step reads the "
+                             "full lines of wps segment/batch without --fields detector")
     if "url" in required and not isinstance(record.get("url"), str):
         raise InputFileError(f"{path}:{number}: a segment line needs a 'url'")
     needs_text_step = required.intersection(TEXT_STEP_FIELDS)
@@ -221,3 +243,62 @@ def write_segment_records(records: Iterable[dict[str, Any]], path: str | Path) -
     """Write lines to ``path`` through a temporary file and a rename: a failed run (also one
     that fails while ``records`` is still being read) leaves ``path`` as it was."""
     return write_jsonl(records, path)
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorInput:
+    """One segment as a detector takes it: the fields of a slim line (:data:`DETECTOR_FIELDS`).
+
+    ``id`` is the segment's one id (``<doc_id>:<order>``, the full line's ``segment_id``; the
+    report's "Segment N" and the overlay's label show its N), ``main_text`` the text to judge
+    (:func:`detector_text`), ``kind`` what the decision step named it (``"article"``,
+    ``"post"``, ...; ``""`` without that step), ``prose_score`` its share of prose sentences
+    (``None`` without the decision step), ``lang`` its language (``""``: none identified),
+    ``bbox`` its box ``[left, top, width, height]`` in CSS pixels of the rendered page.
+    """
+
+    id: str
+    url: str
+    kind: str
+    lang: str
+    main_text: str
+    prose_score: float | None
+    reasons: tuple[str, ...]
+    kept: bool
+    bbox: tuple[float, float, float, float]
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> DetectorInput:
+        """From a full or a slim line."""
+        slim = detector_record(record)
+        return cls(**{**slim, "reasons": tuple(slim["reasons"]), "bbox": tuple(slim["bbox"])})
+
+    def to_json(self) -> dict[str, Any]:
+        """The slim line."""
+        return {key: list(value) if isinstance(value, tuple) else value
+                for key in DETECTOR_FIELDS for value in [getattr(self, key)]}
+
+
+def is_slim(record: dict[str, Any]) -> bool:
+    """A slim line (``--fields detector``): neither a full line's ``segment_id`` nor ``text``."""
+    return "segment_id" not in record and "text" not in record
+
+
+def detector_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The slim line (:data:`DETECTOR_FIELDS`) of a full line; a slim line gives itself."""
+    slim = is_slim(record)
+    text = record.get("main_text") or ""
+    if not slim and not str(text).strip():
+        text = record.get("text", "")
+    prose = record.get("prose_score")
+    return {
+        "id": str(record.get("id" if slim else "segment_id", "")),
+        "url": str(record.get("url", "")),
+        "kind": str(record.get("kind") or ""),
+        "lang": str(record.get("lang") or ""),
+        "main_text": str(text),
+        "prose_score": float(prose) if isinstance(prose, (int, float)) else None,
+        "reasons": [str(reason) for reason in record.get("reasons", ())],
+        "kept": record.get("kept", True) is not False,
+        "bbox": [float(v) for v in record.get("bbox") or (0.0, 0.0, 0.0, 0.0)],
+    }

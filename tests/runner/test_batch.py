@@ -13,7 +13,7 @@ from wps.cli import main
 from wps.errors import InputFileError, UnknownSegmenterError, UsageError
 from wps.model import PageCapture
 from wps.pipeline import PipelineOptions
-from wps.runner import BatchOptions, read_source_list, run_batch, source_key
+from wps.runner import BatchOptions, page_folder_name, read_source_list, run_batch, source_key
 
 QUIET = {"progress": False, "host_delay_s": 0}
 
@@ -62,13 +62,13 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
                                                    **QUIET))
     assert (summary.total, summary.done, summary.skipped, summary.failed) == (4, 3, 0, 1)
     for source in [*good, str(local)]:
-        capture = PageCapture.load(out / source_key(source) / "capture")
+        capture = PageCapture.load(out / page_folder_name(source) / "capture")
         assert capture.page_id == source_key(source)
-        assert (out / ".done" / source_key(source)).is_file()
-        webis = json.loads((out / source_key(source) / "segmentation.json").read_text())
+        assert (out / ".done" / page_folder_name(source)).is_file()
+        webis = json.loads((out / page_folder_name(source) / "segmentation.json").read_text())
         assert webis["id"] == capture.page_id and webis["segmentations"]
-    assert PageCapture.load(out / source_key(good[1]) / "capture").title == "P1"
-    assert not (out / source_key(missing)).exists()
+    assert PageCapture.load(out / page_folder_name(good[1]) / "capture").title == "P1"
+    assert not (out / page_folder_name(missing)).exists()
     failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert failures == [{"url": missing, "error": "HttpStatusError",
                          "message": f"{missing}: HTTP 404 Not Found", "exit_code": 13}]
@@ -82,7 +82,7 @@ def test_batch_writes_folders_markers_failures_and_resumes(pages, tmp_path):
         pipeline=PipelineOptions(segmenter="baseline", capture_options=FAST), save_capture=True,
         **QUIET))
     assert (segmented.done, segmented.skipped) == (2, 0)  # another segmenter redoes the pages
-    webis = json.loads((out / source_key(good[0]) / "segmentation.json").read_text())
+    webis = json.loads((out / page_folder_name(good[0]) / "segmentation.json").read_text())
     assert webis["id"] == source_key(good[0]) and list(webis["segmentations"]) == ["baseline"]
 
 
@@ -96,7 +96,7 @@ def test_batch_with_two_worker_processes(pages, tmp_path, pages_per_browser):
                         BatchOptions(workers=2, pipeline=FAST_PIPELINE, save_capture=True,
                                      pages_per_browser=pages_per_browser, **QUIET))
     assert (summary.done, summary.failed) == (3, 1)
-    texts = {source: [n.text for n in PageCapture.load(out / source_key(source) / "capture").nodes
+    texts = {source: [n.text for n in PageCapture.load(out / page_folder_name(source) / "capture").nodes
                       if n.is_text] for source in [*good, str(local)]}
     assert texts == {good[0]: ["page 0"], good[1]: ["page 1"], str(local): ["local page"]}
 
@@ -167,7 +167,7 @@ def test_cli_batch_dedup_marks_boilerplate_repeated_across_pages(page_server, tm
     assert main(["batch", str(listing), "--out", str(out), "--workers", "1",
                  "--dedup-db", str(db), *CLI_FAST]) == 0
     pages = [[json.loads(line) for line in
-              (out / source_key(url) / "segments.jsonl").read_text().splitlines()] for url in urls]
+              (out / page_folder_name(url) / "segments.jsonl").read_text().splitlines()] for url in urls]
     footers = [[line for line in lines if "About this shop" in line["text"]] for lines in pages]
     assert all(len(found) == 1 for found in footers)
     assert "dup_chunk_share" not in footers[0][0]["reasons"]  # first page: nothing seen before
@@ -177,7 +177,7 @@ def test_cli_batch_dedup_marks_boilerplate_repeated_across_pages(page_server, tm
     for lines, article in zip(pages, ARTICLES):  # the page's own text is not a repeat
         own = [line for line in lines if article[:30] in line["text"]]
         assert own and all("dup_chunk_share" not in line["reasons"] for line in own)
-    assert (out / source_key(urls[0]) / "main-text.json").is_file()  # text report, as wps segment
+    assert (out / page_folder_name(urls[0]) / "main-text.json").is_file()  # text report, as wps segment
 
 
 @pytest.mark.browser
@@ -189,7 +189,7 @@ def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, cap
     listing = tmp_path / "urls.txt"
     listing.write_text(url + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    page = out / source_key(url)
+    page = out / page_folder_name(url)
 
     def batch(*options: str) -> int:
         return main(["batch", str(listing), "--out", str(out), *options, *CLI_FAST])
@@ -261,9 +261,10 @@ def test_browser_restarts_when_its_memory_grew_past_the_limit(page_server, tmp_p
 
 @pytest.mark.browser
 def test_batch_page_folders_hold_images_and_capture_only_when_asked(page_server, tmp_path):
-    """By default a page folder has the segments, the text report and report.html: no
-    screenshot is taken (dom-cohesion does not read it), no overlay drawn, no capture saved.
-    ``save_capture`` adds capture/, ``images`` also the screenshot and overlay.png; each
+    """By default a page folder has the segments and the text report: no report.html, no
+    screenshot taken (dom-cohesion does not read it), no overlay drawn, no capture saved.
+    ``save_capture`` adds capture/, ``images`` also the screenshot and overlay.png (shown in
+    report.html with ``reports``); each
     choice is part of the completion marker, so changing it redoes the page. The segments
     are the same every way, and with one or several pages per browser."""
     urls = [page_server.add_html(f"/outputs-{n}", f"<!doctype html><title>O{n}</title><main>"
@@ -273,15 +274,15 @@ def test_batch_page_folders_hold_images_and_capture_only_when_asked(page_server,
     pipeline = PipelineOptions(capture_options=capture)
     seen = {}
     for name, extra in (("default", {}), ("one-at-a-time", {"pages_per_browser": 1}),
-                        ("capture", {"save_capture": True}), ("images", {"images": True})):
+                        ("capture", {"save_capture": True}),
+                        ("images", {"images": True, "reports": True})):
         out = tmp_path / ("one" if name == "one-at-a-time" else "out")  # else: nothing to redo
         summary = run_batch(urls, out, BatchOptions(pipeline=pipeline, **extra, **QUIET))
         assert (summary.done, summary.failed) == (3, 0), name
-        folder = out / source_key(urls[0])
+        folder = out / page_folder_name(urls[0])
         names = sorted(path.name for path in folder.iterdir())
         if name in ("default", "one-at-a-time"):
-            assert names == ["main-text.json", "report.html", "segmentation.json",
-                             "segments.jsonl"]
+            assert names == ["main-text.json", "segmentation.json", "segments.jsonl"]
         elif name == "capture":
             assert "capture" in names and "overlay.png" not in names
             saved = PageCapture.load(folder / "capture")
@@ -292,10 +293,11 @@ def test_batch_page_folders_hold_images_and_capture_only_when_asked(page_server,
             assert "capture/screenshot.png" in (folder / "report.html").read_text()
         seen[name] = {url: [{key: value for key, value in json.loads(line).items()
                              if key != "doc_id"} for line in
-                            (out / source_key(url) / "segments.jsonl").read_text().splitlines()]
+                            (out / page_folder_name(url) / "segments.jsonl").read_text().splitlines()]
                       for url in urls}
     assert seen["default"] == seen["one-at-a-time"] == seen["capture"] == seen["images"]
-    again = run_batch(urls, tmp_path / "out", BatchOptions(pipeline=pipeline, images=True, **QUIET))
+    again = run_batch(urls, tmp_path / "out", BatchOptions(pipeline=pipeline, images=True,
+                                                           reports=True, **QUIET))
     assert (again.done, again.skipped) == (0, 3)
 
 

@@ -20,7 +20,14 @@ from wps.capture import CaptureOptions
 from wps.errors import OutputLockedError
 from wps.model import PageCapture
 from wps.pipeline import PipelineOptions
-from wps.runner import BatchOptions, count_sources, iter_sources, run_batch, source_key
+from wps.runner import (
+    BatchOptions,
+    count_sources,
+    iter_sources,
+    page_folder_name,
+    run_batch,
+    source_key,
+)
 from wps.runner.politeness import PageQueue, RobotsRules
 
 FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=30,
@@ -97,13 +104,13 @@ def test_stored_html_from_warc_and_jsonl_is_rendered_offline_under_its_url(tmp_p
     assert (summary.done, summary.failed) == (2, 0), (out / "failures.jsonl").read_text()
     pages = [(f"{UNREACHABLE}/w", "from the warc"), (f"{UNREACHABLE}/j", "from the jsonl")]
     for url, text in pages:
-        capture = PageCapture.load(out / source_key(url) / "capture")
+        capture = PageCapture.load(out / page_folder_name(url) / "capture")
         assert (capture.url, capture.page_id) == (url, source_key(url))
         assert [n.text for n in capture.nodes if n.is_text] == [text]
         assert capture.screenshot is not None and capture.screenshot.stat().st_size
     merged = [json.loads(line) for line in (out / "segments.jsonl").read_text().splitlines()]
     assert {line["url"] for line in merged} == {f"{UNREACHABLE}/w", f"{UNREACHABLE}/j"}
-    per_page = sum(len((out / source_key(url) / "segments.jsonl").read_text().splitlines())
+    per_page = sum(len((out / page_folder_name(url) / "segments.jsonl").read_text().splitlines())
                    for url in (f"{UNREACHABLE}/w", f"{UNREACHABLE}/j"))
     assert len(merged) == per_page
 

@@ -15,7 +15,7 @@ import pytest
 from wps.capture import CaptureOptions
 from wps.cli import main
 from wps.pipeline import PipelineOptions
-from wps.runner import BatchOptions, run_batch, source_key
+from wps.runner import BatchOptions, page_folder_name, run_batch
 
 pytest.importorskip("ray")
 
@@ -56,7 +56,7 @@ def site(page_server):
 def records(out, urls) -> dict[str, list[str]]:
     """Each page's segments.jsonl lines, as sorted canonical JSON."""
     return {url: sorted(json.dumps(json.loads(line), sort_keys=True) for line in
-                        (out / source_key(url) / "segments.jsonl").read_text().splitlines())
+                        (out / page_folder_name(url) / "segments.jsonl").read_text().splitlines())
             for url in urls}
 
 
@@ -73,8 +73,8 @@ def test_ray_engine_writes_the_same_records_as_the_local_engine(site, local_ray,
     assert all(expected.values())
     assert records(tmp_path / "ray", urls) == expected
     for url in urls:  # the screenshot went through Ray's object store to the CPU task
-        assert (tmp_path / "ray" / source_key(url) / "capture" / "screenshot.png").stat().st_size
-        assert (tmp_path / "ray" / ".done" / source_key(url)).is_file()
+        assert (tmp_path / "ray" / page_folder_name(url) / "capture" / "screenshot.png").stat().st_size
+        assert (tmp_path / "ray" / ".done" / page_folder_name(url)).is_file()
     failures = [json.loads((tmp_path / name / "failures.jsonl").read_text())
                 for name in ("local", "ray")]
     assert failures[0] == failures[1] and failures[0]["exit_code"] == 13
@@ -120,12 +120,12 @@ def test_ray_driver_killed_half_way_then_rerun_finishes_each_page_once(page_serv
 
     assert main(["batch", *args]) == 0  # in this process, on the module's Ray instance
     assert f"{len(urls) - done_before} done, {done_before} skipped" in capsys.readouterr().err
-    assert sorted(p.name for p in (out / ".done").iterdir()) == sorted(map(source_key, urls))
+    assert sorted(p.name for p in (out / ".done").iterdir()) == sorted(map(page_folder_name, urls))
     pages = sorted(p.name for p in out.iterdir() if p.is_dir() and not p.name.startswith("."))
-    assert pages == sorted(map(source_key, urls))  # exactly one folder per page
+    assert pages == sorted(map(page_folder_name, urls))  # exactly one folder per page
     leftovers = [p.name for folder in (out, out / ".done") for p in folder.iterdir()
                  if any(tag in p.name for tag in (".staging-", ".old-", ".tmp-"))]
     assert leftovers == []
     for url in urls:
-        lines = (out / source_key(url) / "segments.jsonl").read_text().splitlines()
+        lines = (out / page_folder_name(url) / "segments.jsonl").read_text().splitlines()
         assert lines and all(json.loads(line)["url"] == url for line in lines)

@@ -28,13 +28,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "paths from the list's folder), a .jsonl(.gz) with 'url' and optional "
                         "'html' fields, a folder of .html(.gz) files, or a .warc(.gz) file")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
-    parser.add_argument("--merged", action="store_true",
-                        help="also write DIR/segments.jsonl: all finished pages' segments")
+    parser.add_argument("--merged", nargs="?", const="jsonl", default=None,
+                        choices=("jsonl", "parquet"),
+                        help="also write all finished pages' segments into one file: "
+                        "DIR/segments.jsonl, or with --merged parquet DIR/segments.parquet "
+                        "(pip install 'wps[parquet]'; a row group per 64 pages)")
     parser.add_argument("--wait-for-lock", action="store_true",
                         help="if another batch writes to DIR, wait for it instead of refusing")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     outputs = parser.add_argument_group("page outputs (besides segmentation.json, "
-                                        "segments.jsonl, main-text.json, report.html)")
+                                        "segments.jsonl, main-text.json)")
+    outputs.add_argument("--reports", action="store_true",
+                         help="write each page's report.html (DIR/report.html, the batch's own, "
+                         "is always written; wps report DIR builds the pages' later)")
     outputs.add_argument("--images", action="store_true",
                          help="take each page's screenshot, draw overlay.png and show the "
                          "screenshot in report.html (implies --save-capture; default: the "
@@ -94,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         robots=args.robots,
         per_host=args.per_host,
         host_delay_s=args.host_delay,
-        merged=args.merged,
+        merged=args.merged is not None,
+        merged_format=args.merged or "jsonl",
+        reports=args.reports,
         images=args.images,
         save_capture=args.save_capture,
         pages_per_browser=args.pages_per_browser,

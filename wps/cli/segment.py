@@ -11,8 +11,9 @@ from typing import Any
 from ..config import PROFILES
 from ..errors import UsageError
 from ..jsonsafe import load_nested
+from ..lang import parse_languages
 from ..model import StoredPage
-from ..pipeline import DEFAULT_SEGMENTER, PipelineOptions
+from ..pipeline import DEFAULT_SEGMENTER, FIELD_SETS, PipelineOptions
 from ..segmenters import segmenter_names
 from ..text.extract import EXTRACTORS
 from .capture import add_capture_options, options_from_args
@@ -70,6 +71,14 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
                       help="write only the kept segments (what may reach the detector)")
     text.add_argument("--no-text", dest="text", action="store_false",
                       help="skip main-text mapping and filters")
+    text.add_argument("--lang", default=None, metavar="CODES",
+                      help="keep only kept segments in these languages (ISO 639-1, e.g. en,de; "
+                      "others dropped as lang_not_allowed); every kept segment gets its 'lang' "
+                      "anyway")
+    parser.add_argument("--fields", choices=FIELD_SETS, default="full",
+                        help="segments.jsonl lines: full (every field; what wps filter, dedup "
+                        "and binoculars read) or detector (id, url, kind, lang, main_text, "
+                        "prose_score, reasons, kept, bbox)")
     parser.add_argument("--embed-screenshot", action="store_true",
                         help="put the screenshot into report.html (base64, WebP/JPEG if large): "
                         "one file that opens anywhere without capture/")
@@ -90,6 +99,8 @@ def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
         dedup_db=args.dedup_db,
         keep_only=args.keep_only,
         embed_screenshot=args.embed_screenshot,
+        fields=args.fields,
+        languages=parse_languages(args.lang),
     )
     options.build_segmenter()
     return options
@@ -158,12 +169,15 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         from ..capture import discard_screenshot
         from ..output import page_summary
+        from ..records import detector_record
 
         result = segment(source, options)
         try:
             summary = page_summary(result.capture, result.segmentation)
             if options.keep_only:
                 summary["segments"] = [s for s in summary["segments"] if s["kept"]]
+            if options.fields == "detector":
+                summary["segments"] = [detector_record(s) for s in summary["segments"]]
             if result.text is not None:
                 summary["main_text"] = result.main_text_report()
             json.dump(summary, sys.stdout, ensure_ascii=False)

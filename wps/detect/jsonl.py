@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import InputFileError
 from ..files import prepare_output_file
 from ..model import Segment
-from ..records import SegmentLine, read_segment_lines, write_segment_records
+from ..records import SegmentLine, detector_text, read_segment_lines, write_segment_records
 from .binoculars import BinocularsResult, BinocularsScorer
 
 __all__ = ["ScoreSummary", "binoculars_record", "check_segments_file", "score_jsonl",
@@ -44,7 +44,7 @@ class ScoreSummary:
 
 def segment_text(segment: Segment) -> str:
     """The text Binoculars should judge: the main-text part when present, else the whole segment."""
-    return segment.main_text if segment.main_text.strip() else segment.text
+    return detector_text(segment)
 
 
 def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dict[str, Any]:

@@ -63,25 +63,26 @@ def is_batch_folder(folder: Path) -> bool:
 
 
 def write_batch_report(folder: str | Path, rebuild_pages: bool = False,
-                       embed_screenshot: bool = False) -> Path:
+                       embed_screenshot: bool = False, page_reports: bool = True) -> Path:
     """Write ``folder/report.html``; each page's own report is built where it is missing (with
     ``rebuild_pages``, built again everywhere, with ``embed_screenshot`` holding the page's
-    saved screenshot)."""
+    saved screenshot; with ``page_reports=False``, as ``wps batch`` without ``--reports``
+    calls it, none is built and only the pages that have one are linked)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputFileError(f"{folder}: no such folder")
     if not is_batch_folder(folder):
         raise InputFileError(f"{folder}: not a wps batch output folder (no {SUMMARY_FILE}, "
                              f"{DONE_FOLDER}/ or {FAILURES_FILE})")
-    rows = read_batch_rows(folder, rebuild_pages, embed_screenshot)
+    rows = read_batch_rows(folder, rebuild_pages, embed_screenshot, page_reports)
     return write_text_atomic(folder / REPORT_FILE,
                              batch_report_html(folder.name, rows, _summary(folder)))
 
 
 def read_batch_rows(folder: Path, rebuild_pages: bool = False,
-                    embed_screenshot: bool = False) -> list[PageRow]:
+                    embed_screenshot: bool = False, page_reports: bool = True) -> list[PageRow]:
     """A row per page folder, then one per failed page that has none."""
-    rows = [_page_row(child, folder / DONE_FOLDER, rebuild_pages, embed_screenshot)
+    rows = [_page_row(child, folder / DONE_FOLDER, rebuild_pages, embed_screenshot, page_reports)
             for child in sorted(folder.iterdir())
             if not child.name.startswith(".") and child.is_dir() and is_page_folder(child)]
     by_url = {row.url: row for row in rows if row.url}
@@ -95,7 +96,8 @@ def read_batch_rows(folder: Path, rebuild_pages: bool = False,
     return rows
 
 
-def _page_row(folder: Path, done_dir: Path, rebuild: bool, embed_screenshot: bool) -> PageRow:
+def _page_row(folder: Path, done_dir: Path, rebuild: bool, embed_screenshot: bool,
+              page_reports: bool = True) -> PageRow:
     row = PageRow(folder.name)
     marker = _json_or_empty(done_dir / folder.name)
     row.url = str(marker.get("url") or "")
@@ -104,18 +106,18 @@ def _page_row(folder: Path, done_dir: Path, rebuild: bool, embed_screenshot: boo
     try:
         records = read_records(folder)
         row.main_text = read_main_text(folder)
-        if rebuild or not (folder / REPORT_FILE).is_file():
+        if page_reports and (rebuild or not (folder / REPORT_FILE).is_file()):
             write_text_atomic(folder / REPORT_FILE, page_report_html(
                 read_page_facts(folder, embed_screenshot), records, row.main_text))
     except WpsError as err:
         row.failure = f"output not readable: {err}"
         row.has_report = (folder / REPORT_FILE).is_file()
         return row
-    row.has_report = True
+    row.has_report = (folder / REPORT_FILE).is_file()
     if not row.url and records:
         row.url = str(records[0].get("url") or "")
     for record in records:
-        text = record.get("text", "")
+        text = record.get("text", record.get("main_text", ""))  # a slim line has main_text
         chars = len(text) if isinstance(text, str) else 0
         row.segments += 1
         if record.get("kept", True) is not False:

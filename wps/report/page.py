@@ -118,17 +118,27 @@ def segment_views(records: Iterable[dict[str, Any]]) -> list[SegmentView]:
     for index, record in enumerate(records):
         order = record.get("order")
         kind = record.get("kind")
+        segment_id = str(record.get("segment_id", record.get("id", index)))
+        if not isinstance(order, int) or isinstance(order, bool):  # a slim line: the id's N
+            tail = segment_id.rpartition(":")[2]
+            order = int(tail) if ":" in segment_id and tail.isdigit() else index
         views.append(SegmentView(
             index=index,
-            segment_id=str(record.get("segment_id", record.get("id", index))),
-            number=order if isinstance(order, int) and not isinstance(order, bool) else index,
+            segment_id=segment_id,
+            number=order,
             box=_box(record.get("bbox")),
             kept=record.get("kept", True) is not False,
             reasons=tuple(str(reason) for reason in record.get("reasons", ())),
             kind=kind if isinstance(kind, str) else "",
-            text=record.get("text", "") if isinstance(record.get("text"), str) else "",
+            text=_text(record),
         ))
     return views
+
+
+def _text(record: dict[str, Any]) -> str:
+    """The segment's text; a slim line (``--fields detector``) has only its ``main_text``."""
+    text = record.get("text", record.get("main_text", ""))
+    return text if isinstance(text, str) else ""
 
 
 def _box(bbox: Any) -> tuple[float, float, float, float]:

@@ -2,6 +2,7 @@
 resumable output folders."""
 
 from .batch import BatchOptions, BatchSummary, run_batch
+from .folders import page_folder_name
 from .sources import BatchSource, count_sources, iter_sources, read_source_list, source_key
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
            "BatchSummary",
            "count_sources",
            "iter_sources",
+           "page_folder_name",
            "read_source_list",
            "run_batch",
            "source_key",

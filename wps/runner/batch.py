@@ -13,11 +13,16 @@ Layout of the output folder::
     DIR/.lock               held (flock) by the one batch writing here (:mod:`.lock`)
     DIR/failures.jsonl      this run's failures: {"url", "error", "message", "exit_code"}
     DIR/summary.json        counts and timings of the last run, failure causes, slowest pages
-    DIR/segments.jsonl      with ``merged``: every finished page's segment lines
-    DIR/report.html         one row per page (its own DIR/<key>/report.html linked), totals,
-                            drop reasons (:mod:`wps.report.batch`), written when a run ends
+    DIR/segments.jsonl      with ``merged``: every finished page's segment lines (or
+                            DIR/segments.parquet, :mod:`.merged`)
+    DIR/report.html         one row per page (its own DIR/<key>/report.html linked, written
+                            with ``reports``), totals, drop reasons (:mod:`wps.report.batch`),
+                            written when a run ends
 
-``<key>`` is the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL). Pages come as a
+``<key>`` is the page's folder name (:func:`.folders.page_folder_name`): host, a slug of the
+path and the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL), e.g.
+``example.com_news-a-story_3f2a9c1b0d4e``; a page done by an earlier version, whose folder and
+marker are the bare ``page_id``, keeps them. Pages come as a
 stream (:mod:`.sources`) through a :class:`~.politeness.PageQueue` to an engine: the local one
 here (a pool of worker processes, one Chromium each, each rendering ``pages_per_browser`` pages
 at once while it segments the rendered ones) or :mod:`.ray_engine`. Markers, failures and
@@ -31,7 +36,6 @@ removed when the next run starts, unless that process still runs.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -46,14 +50,16 @@ from typing import IO, Any
 
 from ..capture import Browser, CaptureOptions, find_chromium
 from ..errors import BlockedTargetError, InputFileError, PageTimeoutError, WpsError
-from ..files import atomic_file, prepare_output_folder, remove_stale_staging, write_text_atomic
+from ..files import prepare_output_folder, remove_stale_staging, write_text_atomic
 from ..jsonsafe import load_nested
 from ..pipeline import PipelineOptions
 from ..report.batch import write_batch_report
+from .folders import page_folder
 from .lock import output_lock
+from .merged import DONE_FOLDER, import_pyarrow, write_merged_segments
 from .options import BatchOptions, BatchSummary, reads_screenshot
 from .politeness import USER_AGENT, PageQueue, RobotsRules
-from .sources import BatchSource, source_key
+from .sources import BatchSource
 from .worker import (
     PageOutcome,
     PageTask,
@@ -64,7 +70,6 @@ from .worker import (
     run_pages,
 )
 
-DONE_FOLDER = ".done"
 _STOP_WAIT_S = 30.0
 """How long an interrupted batch waits for a worker to clean up before killing it."""
 _RESEND_S = 5.0
@@ -81,7 +86,6 @@ CHUNK_PER_BROWSER = 2
 """A pool worker with several pages per browser takes this many times as many pages per call
 (the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
 end)."""
-MERGED_FILE = "segments.jsonl"
 SLOWEST_SHOWN = 5
 
 
@@ -95,7 +99,10 @@ def run_batch(sources: Iterable[str | BatchSource], out_dir: str | Path, options
     """
     started = time.perf_counter()
     out = Path(out_dir)
-    pipeline = _checked_pipeline(options.pipeline, options.images)
+    pipeline = _checked_pipeline(replace(options.pipeline, report=options.reports),
+                                 options.images)
+    if options.merged and options.merged_format == "parquet":  # before any page, not after
+        import_pyarrow()
     if options.engine == "ray":  # a missing Ray fails before anything is written
         from .ray_engine import import_ray
 
@@ -156,12 +163,12 @@ class BatchRun:
                 self.record(PageOutcome(source.location, "", False, 0.0, "InputFileError",
                                         source.problem, InputFileError.exit_code))
                 continue
-            key = source.key
-            if _is_done(self.out / DONE_FOLDER / key, self.done_as):
+            folder = page_folder(self.out, source.location, source.key)
+            if _is_done(self.out / DONE_FOLDER / folder, self.done_as):
                 self.summary.skipped += 1
                 self._bar.update(1)
                 continue
-            task = PageTask(source.location, str(self.out / key), self.pipeline,
+            task = PageTask(source.location, str(self.out / folder), self.pipeline,
                             self.options.restart_every, source.html,
                             self.options.restart_above_mb,
                             save_capture=self.options.save_capture or self.options.images,
@@ -179,7 +186,8 @@ class BatchRun:
     def record(self, result: PageOutcome) -> None:
         """One page's outcome: its marker or its failure line, the bar, the summary."""
         if result.ok:
-            _mark_done(self.out / DONE_FOLDER / source_key(result.source), result, self.done_as)
+            folder = Path(result.out_dir).name
+            _mark_done(self.out / DONE_FOLDER / folder, result, {**self.done_as, "folder": folder})
             self.summary.done += 1
             self._times.append((result.seconds, result.source))
             for stage, seconds in result.stages.items():
@@ -203,27 +211,14 @@ class BatchRun:
         self.summary.stage_seconds = {stage: round(value, 3) for stage, value
                                       in sorted(self.summary.stage_seconds.items())}
         if self.options.merged:
-            write_merged_segments(self.out)
+            write_merged_segments(self.out, self.options.merged_format)
         _write_summary(self.out / SUMMARY_FILE, self.summary)
-        write_batch_report(self.out)
+        write_batch_report(self.out, page_reports=self.options.reports)
         return self.summary
 
     def close(self) -> None:
         self._bar.close()
         self._failures.close()
-
-
-def write_merged_segments(out: Path) -> Path:
-    """``DIR/segments.jsonl``: the segment lines of every finished page of the folder (this run's
-    and earlier ones'), page after page in marker order, streamed and replaced atomically."""
-    with atomic_file(out / MERGED_FILE) as merged:
-        for marker in sorted((out / DONE_FOLDER).iterdir()):
-            page = out / marker.name / "segments.jsonl"
-            if marker.name.startswith(".") or not page.is_file():
-                continue
-            with open(page, encoding="utf-8") as lines:
-                shutil.copyfileobj(lines, merged)
-    return out / MERGED_FILE
 
 
 def _allow_private(pipeline: PipelineOptions) -> bool:

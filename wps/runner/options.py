@@ -9,6 +9,7 @@ from ..errors import UsageError
 from ..pipeline import PipelineOptions
 
 ENGINES = ("local", "ray")
+MERGED_FORMATS = ("jsonl", "parquet")
 
 
 @dataclass(slots=True)
@@ -42,6 +43,12 @@ class BatchOptions:
     """Live sites: at least this long between two page starts on one host."""
     merged: bool = False
     """Also write ``DIR/segments.jsonl``: every finished page's segment lines in one file."""
+    merged_format: str = "jsonl"
+    """``"jsonl"``, or ``"parquet"``: ``DIR/segments.parquet`` instead (pyarrow; one row group per
+    :data:`~wps.runner.merged.PAGES_PER_ROW_GROUP` pages; :mod:`wps.runner.merged`)."""
+    reports: bool = False
+    """Write each page's ``report.html`` (the batch's own ``DIR/report.html`` is always written
+    and links the pages that have one)."""
     images: bool = False
     """Take each page's screenshot, draw ``overlay.png`` and keep the screenshot in
     ``capture/`` for ``report.html`` (implies ``save_capture``). Off by default: the screenshot
@@ -73,14 +80,19 @@ class BatchOptions:
             raise UsageError(f"--per-host must be at least 1, got {self.per_host}")
         if not self.host_delay_s >= 0:
             raise UsageError(f"--host-delay must be >= 0, got {self.host_delay_s}")
+        if self.merged_format not in MERGED_FORMATS:
+            raise UsageError(f"--merged must be one of {', '.join(MERGED_FORMATS)}, "
+                             f"got {self.merged_format!r}")
 
 
     @property
     def outputs(self) -> str:
         """What each page folder holds besides the segments (part of the completion marker)."""
         if self.images:
-            return "segments+capture+images"
-        return "segments+capture" if self.save_capture else "segments"
+            kept = "segments+capture+images"
+        else:
+            kept = "segments+capture" if self.save_capture else "segments"
+        return kept + "+reports" if self.reports else kept
 
 
 def reads_screenshot(pipeline: PipelineOptions) -> bool:

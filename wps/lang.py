@@ -1,0 +1,89 @@
+"""The language of each kept segment, and the ``--lang`` filter.
+
+AI-text detectors are language-specific, so every kept segment's detector text
+(:func:`wps.records.detector_text`) gets a ``lang`` (ISO 639-1 code, ``""`` where the text has no
+letters) and ``lang_score`` (the identifier's normalised probability) in ``Segment.extra``, from
+py3langid (a packaged model, nothing downloaded). With ``languages`` given, a kept segment in any
+other language is dropped with the reason :data:`LANG_REASON`, as a filter rule drops one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from .errors import UsageError
+from .model import Segment
+from .steps import PageState, PipelineStep
+
+__all__ = ["LANG_REASON", "LangStep", "identify", "parse_languages"]
+
+LANG_REASON = "lang_not_allowed"
+"""Reason code of a kept segment whose language is not among ``--lang``."""
+UNKNOWN = ""
+"""The language of a text without letters: nothing to identify."""
+
+
+@lru_cache(maxsize=1)
+def _identifier() -> Any:
+    """py3langid's identifier with normalised probabilities, loaded once per process (about a
+    second: the model is unpickled)."""
+    try:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    except ImportError:
+        raise UsageError("language identification needs py3langid: pip install py3langid==0.4.0"
+                         ) from None
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def identify(text: str) -> tuple[str, float]:
+    """The language code of ``text`` and its probability; ``("", 0.0)`` for a text without
+    letters (py3langid would guess one for digits or punctuation)."""
+    if not any(char.isalpha() for char in text):
+        return UNKNOWN, 0.0
+    lang, probability = _identifier().classify(text)
+    return str(lang), round(float(probability), 4)
+
+
+def parse_languages(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``"en,de"`` (or a list) as a sorted tuple of lower-case codes; a code py3langid does not
+    know is a :class:`UsageError` naming the known ones' count."""
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    codes = tuple(sorted({item.strip().lower() for item in items if item.strip()}))
+    if isinstance(value, str) and value.strip() and not codes:
+        raise UsageError(f"--lang {value!r}: no language code given (e.g. --lang en,de)")
+    if not codes:
+        return ()
+    known = set(_identifier().nb_classes)
+    unknown = [code for code in codes if code not in known]
+    if unknown:
+        raise UsageError(f"--lang: unknown language code(s) {unknown}; py3langid knows "
+                         f"{len(known)} ISO 639-1 codes such as en, de, fr")
+    return codes
+
+
+class LangStep(PipelineStep):
+    """Name the language of every kept segment; with ``languages``, drop the others."""
+
+    name = "lang"
+
+    def __init__(self, languages: Iterable[str] = ()) -> None:
+        self.languages = frozenset(parse_languages(languages))
+
+    def run(self, page: PageState) -> None:
+        from .records import detector_text
+
+        for segment in page.segments:
+            if segment.kept:
+                self.judge(segment, detector_text(segment))
+
+    def judge(self, segment: Segment, text: str) -> None:
+        lang, probability = identify(text)
+        segment.extra["lang"] = lang
+        segment.extra["lang_score"] = probability
+        if self.languages and lang not in self.languages:
+            segment.kept = False
+            segment.reasons.append(LANG_REASON)
