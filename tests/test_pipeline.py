@@ -128,6 +128,28 @@ def test_cli_segment_json_to_stdout(webis_page, tmp_path, capsys, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
+def test_cli_segment_jsonl_and_text_to_stdout_match_the_folder(webis_page, tmp_path, capsys,
+                                                               monkeypatch):
+    """``--format jsonl`` prints what ``segments.jsonl`` holds and ``--format text`` the kept
+    segments' texts, a blank line between; neither writes a file."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["segment", str(webis_page), "--out", "folder"]) == 0
+    capsys.readouterr()
+    saved = (tmp_path / "folder" / "segments.jsonl").read_text(encoding="utf-8").splitlines()
+    before = sorted(tmp_path.iterdir())
+    assert main(["segment", str(webis_page), "--format", "jsonl"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [json.loads(line) for line in printed] == [json.loads(line) for line in saved]
+    assert main(["segment", str(webis_page), "--format", "text", "--keep-only"]) == 0
+    kept = [json.loads(line) for line in saved if json.loads(line)["kept"]]
+    assert kept, "the Webis page keeps some prose"
+    texts = [(line["main_text"] or line["text"]).strip() for line in kept]
+    assert capsys.readouterr().out == "".join(text + "\n\n" for text in texts)
+    assert sorted(tmp_path.iterdir()) == before  # nothing written
+    assert main(["segment", str(webis_page), "--format", "text", "--out", "o"]) == 2
+    assert "--format text writes to stdout only" in capsys.readouterr().err
+
+
 def test_cli_segment_errors(webis_page, tmp_path, capsys):
     assert main(["segment", str(webis_page)]) == 2
     assert "--out DIR is required" in capsys.readouterr().err

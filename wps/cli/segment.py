@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..jsonsafe import load_nested
 from ..lang import parse_languages
 from ..model import StoredPage
-from ..pipeline import DEFAULT_SEGMENTER, FIELD_SETS, PipelineOptions
+from ..pipeline import DEFAULT_SEGMENTER, FIELD_SETS, PageResult, PipelineOptions
 from ..segmenters import segmenter_names
 from ..text.extract import EXTRACTORS
 from .capture import add_capture_options, options_from_args
@@ -34,8 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="with -: the URL the page from stdin is recorded under (it is still "
                         "rendered offline, as a local file is)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (--format files)")
-    parser.add_argument("--format", choices=("files", "json"), default="files",
-                        help="files: write --out DIR; json: print to stdout, write nothing")
+    parser.add_argument("--format", choices=("files", "json", "jsonl", "text"), default="files",
+                        help="files: write --out DIR; to stdout, writing nothing: json (the "
+                        "page and its segments, one object), jsonl (the segments.jsonl lines) or "
+                        "text (the detector's input: each kept segment's text, a blank line "
+                        "between)")
     add_pipeline_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -151,37 +154,67 @@ def source_from_args(args: argparse.Namespace) -> str | StoredPage:
     return StoredPage.of(html, args.url)
 
 
+def _page_json(result: PageResult, options: PipelineOptions) -> str:
+    """One JSON object: the page, its segments (as ``--fields`` and ``--keep-only`` say) and
+    the text step's page report."""
+    from ..output import page_summary
+
+    summary = page_summary(result.capture, result.segmentation)
+    summary["segments"] = _lines(summary["segments"], options)
+    if result.text is not None:
+        summary["main_text"] = result.main_text_report()
+    return json.dumps(summary, ensure_ascii=False) + "\n"
+
+
+def _segment_lines(result: PageResult, options: PipelineOptions) -> str:
+    """The lines ``segments.jsonl`` would hold."""
+    from ..records import segment_records
+
+    lines = _lines(segment_records(result.capture, result.segmentation), options)
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+def _detector_text(result: PageResult, options: PipelineOptions) -> str:
+    """The detector's input as plain text: each kept segment's text, a blank line between."""
+    return "".join(item.main_text.strip() + "\n\n" for item in result.detector_input())
+
+
+def _lines(records: list[dict[str, Any]], options: PipelineOptions) -> list[dict[str, Any]]:
+    from ..records import detector_record
+
+    if options.keep_only:
+        records = [record for record in records if record["kept"]]
+    if options.fields == "detector":
+        records = [detector_record(record) for record in records]
+    return records
+
+
+STDOUT_FORMATS = {"json": _page_json, "jsonl": _segment_lines, "text": _detector_text}
+"""``--format`` values that print to stdout and write no file."""
+
+
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import segment, segment_to_directory
 
     if args.format == "files" and args.out is None:
-        raise UsageError("--out DIR is required (or use --format json)")
-    if args.format == "json" and args.out is not None:
-        raise UsageError("--format json writes to stdout only; drop --out")
-    if args.format == "json" and args.embed_screenshot:
-        raise UsageError("--embed-screenshot goes into report.html; --format json writes none")
+        raise UsageError("--out DIR is required (or use --format json, jsonl or text)")
+    if args.format != "files" and args.out is not None:
+        raise UsageError(f"--format {args.format} writes to stdout only; drop --out")
+    if args.format != "files" and args.embed_screenshot:
+        raise UsageError(f"--embed-screenshot goes into report.html; --format {args.format} "
+                         "writes none")
     options = pipeline_options_from_args(args)
     source = source_from_args(args)
     if args.out is not None:  # an impossible --out fails before the browser starts
         from ..output import check_replaceable_output
 
         check_replaceable_output(args.out)
-    if args.format == "json":
+    if args.format != "files":
         from ..capture import discard_screenshot
-        from ..output import page_summary
-        from ..records import detector_record
 
         result = segment(source, options)
         try:
-            summary = page_summary(result.capture, result.segmentation)
-            if options.keep_only:
-                summary["segments"] = [s for s in summary["segments"] if s["kept"]]
-            if options.fields == "detector":
-                summary["segments"] = [detector_record(s) for s in summary["segments"]]
-            if result.text is not None:
-                summary["main_text"] = result.main_text_report()
-            json.dump(summary, sys.stdout, ensure_ascii=False)
-            sys.stdout.write("\n")
+            sys.stdout.write(STDOUT_FORMATS[args.format](result, options))
             sys.stdout.flush()
         except BrokenPipeError:  # the reader stopped early (`| head`): not an error
             import os
