@@ -316,3 +316,35 @@ def test_one_browser_renders_several_pages_at_once_from_threads(page_server):
         assert [[node.text for node in capture.nodes if node.is_text] for capture in captures] \
             == [[f"thread page {n}"] for n in range(7)]
         assert browser.launches >= 2 and browser._in_flight == 0
+
+
+@pytest.mark.browser
+def test_batch_reads_its_list_from_stdin_relative_to_the_current_folder(tmp_path):
+    """``wps batch - --out DIR``: a list piped in, its relative paths from where the shell is
+    (not from a temporary file's folder); a JSONL piped in is read as JSONL."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pages").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "pages" / f"{name}.html").write_text(
+            f"<p>Page {name} tells of a long walk along the river in the autumn rain.</p>")
+    listing = b"# two local pages\npages/a.html\npages/b.html\n"
+    command = [sys.executable, "-m", "wps", "batch", "-", "--out", "out", "--no-progress",
+               "--settle", "0"]
+    done = subprocess.run(command, input=listing, cwd=tmp_path, capture_output=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert (summary["done"], summary["failed"]) == (2, 0)
+    stored = json.dumps({"url": "https://walks.example/1",
+                         "html": "<p>A stored page about the same long walk by the river.</p>"})
+    done = subprocess.run([*command[:6], "out-jsonl", *command[7:]], input=stored.encode(),
+                          cwd=tmp_path, capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    lines = [json.loads(line) for path in (tmp_path / "out-jsonl").rglob("segments.jsonl")
+             for line in path.read_text().splitlines()]
+    assert {line["url"] for line in lines} == {"https://walks.example/1"}
+    empty = subprocess.run(command, input=b"\n", cwd=tmp_path, capture_output=True, timeout=60)
+    assert empty.returncode == UsageError.exit_code
+    assert empty.stderr.decode().count("\n") == 1

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
 
@@ -26,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("input", type=Path, metavar="INPUT",
                         help="a URL list (one URL or local file per line, # comments; relative "
                         "paths from the list's folder), a .jsonl(.gz) with 'url' and optional "
-                        "'html' fields, a folder of .html(.gz) files, or a .warc(.gz) file")
+                        "'html' fields, a folder of .html(.gz) files, a .warc(.gz) file, or - "
+                        "for a list or JSONL on stdin (relative paths from the current folder)")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument("--merged", nargs="?", const="jsonl", default=None,
                         choices=("jsonl", "parquet"),
@@ -107,11 +112,55 @@ def run(args: argparse.Namespace) -> int:
         save_capture=args.save_capture,
         pages_per_browser=args.pages_per_browser,
     )
-    sources = iter_sources(args.input)
-    first = next(sources)  # an input naming no page fails here, before any work
-    summary = run_batch(chain([first], sources), args.out, options,
-                        total=count_sources(args.input))
+    with _input_file(args.input) as path:
+        sources = iter_sources(path)
+        first = next(sources)  # an input naming no page fails here, before any work
+        summary = run_batch(chain([first], sources), args.out, options,
+                            total=count_sources(path))
     print(summary.line(), file=sys.stderr)
     for line in summary.details():
         print(line, file=sys.stderr)
     return PARTIAL_FAILURE_EXIT if summary.failed else 0
+
+
+@contextlib.contextmanager
+def _input_file(given: Path) -> Iterator[Path]:
+    """``INPUT``, or for ``-`` the list or JSONL on stdin saved to a temporary file (a batch
+    reads its input twice: to count and to run); a list's relative paths are then from the
+    current folder, as a shell user means them."""
+    if str(given) != "-":
+        yield given
+        return
+    from ..capture.sources import is_url
+    from ..errors import UsageError
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("-: no input on stdin (pipe a URL list or JSONL in: "
+                         "cat urls.txt | wps batch - --out DIR)")
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        raise UsageError("-: stdin held no URL, file or JSONL line")
+    folder = Path(tempfile.mkdtemp(prefix="wps-stdin-"))
+    try:
+        if data.lstrip()[:1] == b"{":
+            path = folder / "stdin.jsonl"
+            path.write_bytes(data)
+        else:
+            path = folder / "stdin.txt"
+            path.write_bytes(b"".join(_from_here(line, is_url) + b"\n"
+                                      for line in data.splitlines()))
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _from_here(line: bytes, is_url: Callable[[str], bool]) -> bytes:
+    """A list line whose entry is a relative path, made absolute from the current folder."""
+    try:
+        entry = line.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return line  # the list reader reports it as the entry's own failure
+    if not entry or entry.startswith("#") or is_url(entry):
+        return line
+    local = Path(entry).expanduser()
+    return str(local if local.is_absolute() else local.resolve()).encode("utf-8")
