@@ -87,6 +87,51 @@ def test_a_deeply_nested_jsonl_line_names_file_and_line(command, tmp_path, capsy
     assert json.loads(path.read_text().splitlines()[0]) == _line()  # input untouched
 
 
+def _with_huge_number(source: Path, path: Path) -> Path:
+    """``source`` (Webis JSON) with one integer longer than Python converts to ``int``."""
+    data = {"digits": 0, **json.loads(source.read_text(encoding="utf-8"))}
+    path.write_text(json.dumps(data).replace('"digits": 0', '"digits": ' + "7" * 5000, 1),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["eval", "fit", "flatten", "fuse", "agreement"])
+def test_a_number_past_the_int_digit_limit_is_a_schema_error(command, webis_page, tmp_path,
+                                                               capsys):
+    huge = _with_huge_number(webis_page / "fitted-annotations.json", tmp_path / "huge.json")
+    out = tmp_path / "out.json"
+    args = {"eval": ["eval", str(huge), "--ground-truth", str(webis_page / "ground-truth.json")],
+            "fit": ["fit", "--input", str(huge), "--output", str(out),
+                    "--nodes", str(webis_page / "nodes.csv")],
+            "agreement": ["agreement", "--input", str(huge), "--resources-dir",
+                          str(webis_page)]}.get(
+                command, [command, "--input", str(huge), "--output", str(out)])
+    code = main(args)
+    _one_error_line(capsys, code, SchemaError.exit_code, f"{huge}: a number longer than 4300")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["filter", "dedup"])
+def test_an_escaped_lone_surrogate_names_file_and_line(command, tmp_path, capsys):
+    pair = _line(text=TEXT + " \U0001f600")  # an escaped pair is one character: fine
+    path = _jsonl(tmp_path / "segments.jsonl", pair, _line(text=TEXT + " \ud800 end"))
+    before = path.read_bytes()
+    state = tmp_path / "state.sqlite3"
+    code = main([command, str(path), *(["--db", str(state)] if command == "dedup" else [])])
+    _one_error_line(capsys, code, InputFileError.exit_code, f"{path}:2: a string holds an "
+                    "escaped lone surrogate")
+    assert path.read_bytes() == before and not state.exists()
+
+
+@pytest.mark.parametrize("line", ["not json", json.dumps(_line(text=None))])
+def test_dedup_creates_no_state_for_an_input_it_refuses(line, tmp_path, capsys):
+    path = _jsonl(tmp_path / "segments.jsonl", _line(), line)
+    state = tmp_path / "state.sqlite3"
+    code = main(["dedup", str(path), "--db", str(state)])
+    _one_error_line(capsys, code, InputFileError.exit_code, f"{path}:2")
+    assert not state.exists() and list(tmp_path.iterdir()) == [path]
+
+
 def test_binoculars_checks_nesting_before_the_models(tmp_path, capsys):
     path = _jsonl(tmp_path / "segments.jsonl", "[" * 100_000)
     missing = tmp_path / "no-model"
