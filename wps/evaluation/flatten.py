@@ -15,7 +15,8 @@ from shapely.geometry.base import BaseGeometry
 
 from ..errors import SchemaError
 from ..webis.segmentation_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
-from .geometry import clean_pixel_geometries, nary_intersection, segment_geometry, segment_json
+from .geometry import clean_pixel_geometries, segment_geometry, segment_json
+from .nary import nary_intersection
 
 
 def flatten_segmentation(
