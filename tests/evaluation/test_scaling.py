@@ -3,9 +3,9 @@
 The snap of every segment to the vertices of all, and the n-ary intersection's tree of every
 piece at every step, cost time in the square of the segments: 200,000 segments ran for hours.
 The snap now takes only the vertices that can act (the same result, byte for byte, as GEOS
-with the whole collection); the n-ary intersection keeps R's order up to
-``R_ORDER_LIMIT`` geometries and beyond gives the same pieces with an area from an index that
-only grows.
+with the whole collection); the n-ary intersection keeps R's order up to ``R_ORDER_LIMIT``
+geometries and beyond finds the pieces near a geometry through the input envelopes: the same
+pieces with an area, in another order.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def _area_pieces(pieces, members) -> dict[tuple[int, ...], shapely.Geometry]:
     return {covering: piece for piece, covering in zip(pieces, members) if piece.area >= 1}
 
 
-def test_the_growing_index_gives_r_s_pieces_in_another_order(monkeypatch):
+def test_pieces_found_through_the_input_envelopes_are_r_s_pieces(monkeypatch):
     geometries = list(_random_geometries(np.random.default_rng(21), 300, 120.0))
     r_order = _area_pieces(*nary_intersection(geometries))
     monkeypatch.setattr(nary, "R_ORDER_LIMIT", 0)

@@ -8,10 +8,11 @@ distinct set of geometries covers; their order is the tree's.
 
 Rebuilding a tree of every piece at every step costs time in the square of the pieces. Up to
 :data:`R_ORDER_LIMIT` geometries (a page's segmentations have far fewer) that is what happens
-here, so pieces come in R's order. Beyond, the pieces near a geometry come from an index that
-only grows (:class:`GrowingIndex`), in the order they were made, and pieces that can only touch
-it are not cut against it: the same pieces with an area (what flattening and fusion keep), in
-another order, without R's pieces of no area (the lines where two segments touch).
+here, so pieces come in R's order. Beyond, the pieces near a geometry are found through the
+input envelopes (:class:`NearPieces`) and taken in the order they were made, and pieces that
+can only touch it are not cut against it: the same pieces with an area (what flattening and
+fusion keep), in another order, without R's pieces of no area (the lines where two segments
+touch).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from shapely.geometry.base import BaseGeometry
 R_ORDER_LIMIT = 2000
 """Most geometries whose pieces come in R's order (a tree of every piece at every step)."""
 
-Candidates = Callable[[list[BaseGeometry], BaseGeometry], list[int]]
-"""The pieces (indices into the list so far) that a new geometry is cut against, in order."""
+Candidates = Callable[[int, BaseGeometry, list[BaseGeometry], list[list[int]]], list[int]]
+"""The pieces (indices into the pieces so far) that geometry ``i`` is cut against, in order;
+called with ``i``, the geometry, the pieces and their members."""
 
 
 def nary_intersection(
@@ -37,14 +39,15 @@ def nary_intersection(
     pieces keep their geometry type (flattening splits a GEOMETRYCOLLECTION piece into one
     segment per polygon; the evaluation uses the faster
     :func:`~wps.evaluation.geometry.planar_overlay`)."""
-    candidates = _r_order if len(geometries) <= R_ORDER_LIMIT else GrowingIndex().candidates
+    candidates: Candidates = (_r_order if len(geometries) <= R_ORDER_LIMIT
+                              else NearPieces(geometries))
     out: list[BaseGeometry] = []
     index: list[list[int]] = []
     failures = 0
     for i, geom in enumerate(geometries):
         if geom is None or geom.is_empty:
             continue
-        for k in candidates(out, geom) if out else []:
+        for k in candidates(i, geom, out, index) if out else []:
             if out[k].is_empty:
                 continue
             try:
@@ -65,57 +68,48 @@ def nary_intersection(
     return [g for g, _ in kept], [idx for _, idx in kept]
 
 
-def _r_order(out: list[BaseGeometry], geom: BaseGeometry) -> list[int]:
+def _r_order(_i: int, geom: BaseGeometry, out: list[BaseGeometry],
+             _members: list[list[int]]) -> list[int]:
     """sf's choice: a new STRtree of every piece, queried with the geometry."""
     return shapely.STRtree(np.asarray(out, dtype=object)).query(geom).tolist()
 
 
-class GrowingIndex:
-    """The pieces whose envelope meets a geometry's, in the order they were made.
+class NearPieces:
+    """The pieces whose envelope overlaps a geometry's with some area, in the order they were
+    made, found without a tree of all pieces.
 
-    Pieces only shrink after they are made, so the envelope a piece had when it came in still
-    holds it: each piece is indexed once, and what no longer meets is dropped at the query.
-    New pieces wait in a short list; full lists become STRtrees that merge as a binary counter
-    does (the logarithmic method), so a query asks O(log n) trees and each piece is in a
-    rebuilt tree O(log n) times.
+    A piece lies inside every geometry covering it, so inside the envelope of its *anchor*, the
+    member with the smallest envelope. The pieces near geometry ``i`` are therefore among those
+    anchored to the earlier geometries whose envelopes meet its own, which one query of a tree
+    of the input envelopes gives for every ``i`` at once. (Pieces that only touch the geometry
+    can meet it in a line at most, a piece of no area that flattening and fusion drop.)
     """
 
-    BUFFER = 256
-
-    def __init__(self) -> None:
+    def __init__(self, geometries: Sequence[BaseGeometry]) -> None:
+        envelopes = shapely.envelope(np.asarray(geometries, dtype=object))
+        later, earlier = shapely.STRtree(envelopes).query(envelopes)
+        keep = earlier < later
+        later, earlier = later[keep], earlier[keep]
+        order = np.argsort(later, kind="stable")
+        self._earlier = earlier[order]
+        self._starts = np.searchsorted(later[order], np.arange(len(envelopes) + 1))
+        self._sizes = np.nan_to_num(shapely.area(envelopes), nan=np.inf)
+        self._anchored: dict[int, list[int]] = {}
         self._seen = 0
-        self._levels: list[tuple[shapely.STRtree, np.ndarray]] = []
-        self._buffer: list[int] = []
 
-    def candidates(self, out: list[BaseGeometry], geom: BaseGeometry) -> list[int]:
-        """Pieces of ``out`` whose envelope overlaps ``geom`` 's with some area, ascending.
-
-        A piece whose envelope only touches the geometry's can meet it in a line or a point
-        at most: R makes that a piece of no area, which flattening and fusion drop."""
-        self._add(out)
-        found = [ids[tree.query(geom)] for tree, ids in self._levels]
-        found.append(np.asarray(self._buffer, dtype=int))
-        ids = np.unique(np.concatenate(found))
-        if ids.size == 0:
+    def __call__(self, i: int, geom: BaseGeometry, out: list[BaseGeometry],
+                 members: list[list[int]]) -> list[int]:
+        for k in range(self._seen, len(out)):  # the pieces made since the last call
+            anchor = min(members[k], key=self._sizes.__getitem__)
+            self._anchored.setdefault(anchor, []).append(k)
+        self._seen = len(out)
+        near = [k for j in self._earlier[self._starts[i]:self._starts[i + 1]].tolist()
+                for k in self._anchored.get(j, ())]
+        if not near:
             return []
+        ids = np.unique(np.asarray(near, dtype=int))
         bounds = shapely.bounds(np.asarray([out[k] for k in ids], dtype=object))
         left, bottom, right, top = shapely.bounds(geom)
         overlaps = ((np.minimum(bounds[:, 2], right) > np.maximum(bounds[:, 0], left))
                     & (np.minimum(bounds[:, 3], top) > np.maximum(bounds[:, 1], bottom)))
         return ids[overlaps].tolist()
-
-    def _add(self, out: list[BaseGeometry]) -> None:
-        """Index the pieces made since the last query."""
-        for k in range(self._seen, len(out)):
-            self._buffer.append(k)
-            if len(self._buffer) == self.BUFFER:
-                self._push(np.asarray(self._buffer), out)
-                self._buffer = []
-        self._seen = len(out)
-
-    def _push(self, ids: np.ndarray, out: list[BaseGeometry]) -> None:
-        while self._levels and len(self._levels[-1][1]) <= len(ids):
-            _, older = self._levels.pop()
-            ids = np.concatenate([older, ids])
-        envelopes = shapely.envelope(np.asarray([out[k] for k in ids], dtype=object))
-        self._levels.append((shapely.STRtree(envelopes), ids))
