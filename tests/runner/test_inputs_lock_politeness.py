@@ -270,6 +270,16 @@ def _loop_list(tmp_path: Path) -> Path:
     return listing
 
 
+def _bad_folder(folder: Path) -> Path:
+    """A good page, a link to itself, and an empty page whose name is not UTF-8 (its failure
+    line must still be written)."""
+    folder.mkdir()
+    (folder / "good.html").write_text(GOOD_HTML, encoding="utf-8")
+    os.symlink("loop.html", folder / "loop.html")
+    (folder / os.fsdecode(b"empty-\xff.html")).write_bytes(b"")
+    return folder
+
+
 def test_each_bad_entry_is_a_problem_of_its_own(tmp_path):
     secret = tmp_path / "secret.html"
     secret.write_text(SECRET, encoding="utf-8")
@@ -313,15 +323,19 @@ def test_a_warc_file_with_no_readable_record_is_still_a_bad_input(tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["jsonl", "warc", "list"])
+@pytest.mark.parametrize("kind", ["jsonl", "warc", "list", "folder"])
 def test_a_batch_goes_past_bad_entries_and_so_does_its_rerun(kind, tmp_path, capsys):
     secret = tmp_path / "secret.html"
     secret.write_text(SECRET, encoding="utf-8")
-    source, good, failed = {
-        "jsonl": lambda: (_jsonl(tmp_path / "pages.jsonl", secret), f"{UNREACHABLE}/good", 5),
-        "warc": lambda: (_warc(tmp_path / "crawl.warc.gz"), f"{UNREACHABLE}/good", 2),
-        "list": lambda: (_loop_list(tmp_path), str(tmp_path / "good.html"), 2),
+    source, good, codes = {
+        "jsonl": lambda: (_jsonl(tmp_path / "pages.jsonl", secret), f"{UNREACHABLE}/good",
+                          [3] * 5),
+        "warc": lambda: (_warc(tmp_path / "crawl.warc.gz"), f"{UNREACHABLE}/good", [3, 3]),
+        "list": lambda: (_loop_list(tmp_path), str(tmp_path / "good.html"), [3, 3]),
+        "folder": lambda: (_bad_folder(tmp_path / "site"), str(tmp_path / "site" / "good.html"),
+                           [3, 22]),
     }[kind]()
+    failed = len(codes)
     out = tmp_path / "out"
     for run in (1, 2):
         code = main(["batch", str(source), "--out", str(out), *CLI_FAST])
@@ -332,7 +346,7 @@ def test_a_batch_goes_past_bad_entries_and_so_does_its_rerun(kind, tmp_path, cap
             failed, 1 if run == 1 else 0, 0 if run == 1 else 1), err
         failures = (out / "failures.jsonl").read_text().splitlines()
         assert len(failures) == failed
-        assert all(json.loads(line)["exit_code"] == 3 for line in failures)
+        assert sorted(json.loads(line)["exit_code"] for line in failures) == codes
     assert (out / source_key(good) / "segments.jsonl").is_file()
     written = [path for path in out.rglob("*") if path.is_file()]
     assert not any(SECRET in path.read_text(errors="replace") for path in written)

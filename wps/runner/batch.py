@@ -522,10 +522,16 @@ def _mark_done(marker: Path, result: PageOutcome, done_as: dict[str, str]) -> No
 
 
 def _record_failure(handle: IO[str], result: PageOutcome) -> None:
-    record = {"url": result.source, "error": result.error, "message": result.message,
-              "exit_code": result.exit_code}
+    record = {"url": _utf8_safe(result.source), "error": result.error,
+              "message": _utf8_safe(result.message), "exit_code": result.exit_code}
     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     handle.flush()
+
+
+def _utf8_safe(text: str) -> str:
+    """``text`` with what UTF-8 cannot hold (a file name's undecodable bytes, which Python
+    keeps as lone surrogates) written as backslash escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _write_summary(path: Path, summary: BatchSummary) -> None:
