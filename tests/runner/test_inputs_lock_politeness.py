@@ -266,7 +266,8 @@ def _loop_list(tmp_path: Path) -> Path:
     page = tmp_path / "good.html"
     page.write_text(GOOD_HTML, encoding="utf-8")
     listing = tmp_path / "pages.txt"
-    listing.write_bytes(b"loop.html\n\xff\xfe not utf-8\ngood.html\n")
+    listing.write_bytes(b"loop.html\n\xff\xfe not utf-8\ngood.html\n"
+                        + bytes(tmp_path / "loop.html") + b"\n")
     return listing
 
 
@@ -301,8 +302,9 @@ def test_each_bad_entry_is_a_problem_of_its_own(tmp_path):
 
     listing = _loop_list(tmp_path)
     problems = _problems(listing)
-    assert sorted(problems) == [f"{listing}:1", f"{listing}:2"]
+    assert sorted(problems) == [f"{listing}:1", f"{listing}:2", f"{listing}:4"]
     assert "loop.html: unusable path" in problems[f"{listing}:1"]
+    assert "loop.html: unusable path" in problems[f"{listing}:4"]
     assert problems[f"{listing}:2"] == f"{listing}:2: not UTF-8 text"
     assert _pages(listing) == [str(tmp_path / "good.html")]
 
@@ -331,7 +333,7 @@ def test_a_batch_goes_past_bad_entries_and_so_does_its_rerun(kind, tmp_path, cap
         "jsonl": lambda: (_jsonl(tmp_path / "pages.jsonl", secret), f"{UNREACHABLE}/good",
                           [3] * 5),
         "warc": lambda: (_warc(tmp_path / "crawl.warc.gz"), f"{UNREACHABLE}/good", [3, 3]),
-        "list": lambda: (_loop_list(tmp_path), str(tmp_path / "good.html"), [3, 3]),
+        "list": lambda: (_loop_list(tmp_path), str(tmp_path / "good.html"), [3, 3, 3]),
         "folder": lambda: (_bad_folder(tmp_path / "site"), str(tmp_path / "site" / "good.html"),
                            [3, 22]),
     }[kind]()

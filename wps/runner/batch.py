@@ -156,7 +156,13 @@ class BatchRun:
                 self.record(PageOutcome(source.location, "", False, 0.0, "InputFileError",
                                         source.problem, InputFileError.exit_code))
                 continue
-            key = source.key
+            try:
+                key = source.key
+            except (OSError, RuntimeError) as err:  # a path that cannot be resolved (a loop)
+                self.record(PageOutcome(source.location, "", False, 0.0, "InputFileError",
+                                        f"{source.location}: unusable path ({err})",
+                                        InputFileError.exit_code))
+                continue
             if _is_done(self.out / DONE_FOLDER / key, self.done_as):
                 self.summary.skipped += 1
                 self._bar.update(1)

@@ -132,10 +132,12 @@ def _listed_pages(path: Path) -> Iterator[BatchSource]:
             yield BatchSource(entry)
             continue
         local = Path(entry).expanduser()
-        try:
-            yield BatchSource(str(local if local.is_absolute() else (path.parent / local).resolve()))
+        try:  # the output folder's name comes from the resolved path
+            resolved = (local if local.is_absolute() else path.parent / local).resolve()
         except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop (Python 3.11)
             yield BatchSource(where, problem=f"{where}: {entry}: unusable path ({err})")
+        else:
+            yield BatchSource(str(local if local.is_absolute() else resolved))
 
 
 def _jsonl_pages(path: Path) -> Iterator[BatchSource]:
@@ -153,7 +155,7 @@ def _jsonl_pages(path: Path) -> Iterator[BatchSource]:
         except WpsError as err:
             yield BatchSource(where, problem=str(err))
             continue
-        except ValueError as err:  # bad JSON, or an integer past Python's digit limit
+        except ValueError as err:  # bad JSON
             yield BatchSource(where, problem=f"{where}: not JSON ({err})")
             continue
         url = record.get("url") if isinstance(record, dict) else None
