@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import wps
+from wps.capture.processes import descendants
 from wps.capture.screenshots import (
     PAGE_PREFIX,
     discard_screenshot,
@@ -33,6 +35,7 @@ from wps.files import (
     staging_directory,
 )
 from wps.runner import page_folder_name, source_key
+from wps.runner.orphan import ORPHAN_GRACE_S
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "forum.html"
 SLOW_RENDER = ["--settle", "30", "--scroll-steps", "1", "--timeout", "90"]
@@ -99,6 +102,36 @@ def _wait_rendering(process: subprocess.Popen[str], temp: Path, count: int = 1) 
             process.kill()
             pytest.fail(f"no screenshot folder in {temp} within {WAIT_S:g} s")
         time.sleep(POLL_S)
+
+
+def _still_running(pids: list[int], timeout: float) -> list[int]:
+    """Wait until every process of ``pids`` has ended (an event: each pidfd becomes readable
+    when its process ends) or ``timeout`` has passed; those still running."""
+    fds = {}
+    for pid in pids:
+        try:
+            fds[os.pidfd_open(pid)] = pid
+        except ProcessLookupError:
+            continue  # ended already
+    deadline = time.monotonic() + timeout
+    try:
+        while fds and (left := deadline - time.monotonic()) > 0:
+            ended, _, _ = select.select(list(fds), [], [], left)
+            for fd in ended:
+                os.close(fd)
+                del fds[fd]
+        return sorted(fds.values())
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def _wait_until(condition, what: str) -> None:
@@ -307,8 +340,45 @@ def test_batch_terminated_stops_its_workers_and_cleans_up(place, tmp_path):
 @pytest.mark.slow
 def test_batch_workers_clean_up_when_their_parent_is_killed(place, tmp_path):
     process, temp, out = _two_workers_rendering(place, tmp_path)
+    started = descendants(process.pid)  # workers, Playwright's drivers, their Chromium
+    assert len(started) > 4
     process.kill()
-    process.communicate(timeout=60)
-    # The workers notice their parent is gone and unwind: their folders go without a rerun.
-    _wait_until(lambda: _ours(temp) == [], "the orphaned workers did not clean up")
-    _wait_until(lambda: _staging(out) == [], "a worker's staging folder stayed")
+    process.wait()
+    # The workers notice their parent is gone and end with all they started, their folders gone.
+    left = _still_running(started, WAIT_S)
+    _kill_all(left)
+    process.communicate(timeout=60)  # its output pipes, which those processes held
+    assert left == [], "the orphaned workers or their Chromium did not end"
+    assert _ours(temp) == [] and _staging(out) == []
+
+
+ORPHAN = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from wps.runner.worker import init_worker
+
+pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=init_worker)
+pool.submit(os.system, "echo started > '%s' && exec sleep 600" % sys.argv[1])
+print(*pool._processes, flush=True)
+time.sleep(600)
+"""
+"""A batch parent: one pool worker (wps's initializer) running a task that waits in C for a
+child of its own, where no signal handler runs until it returns (as a worker blocked inside a
+library call)."""
+
+
+@pytest.mark.slow
+def test_an_orphaned_worker_that_cannot_unwind_ends_with_its_children(tmp_path):
+    started = tmp_path / "started"
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN, str(started)], env=_env(tmp_path),
+                              text=True, stdout=subprocess.PIPE, cwd=tmp_path)
+    worker = int(parent.stdout.readline())
+    _wait_until(started.exists, "the worker's task did not start")
+    processes = [worker, *descendants(worker)]
+    assert len(processes) == 2
+    parent.kill()
+    parent.communicate(timeout=60)
+    left = _still_running(processes, ORPHAN_GRACE_S + 30)
+    _kill_all(left)
+    assert left == [], "the orphaned worker or its child did not end"

@@ -5,19 +5,22 @@ code, before anything slow starts and with nothing written.
 2. a ``segments.jsonl`` line without a field its reader needs (``text``, ``kept``) is refused;
 3. ``wps filter`` judges a line by its own text, and checks the stored DOM statistics it takes;
 4. a bad ``--config`` or an impossible ``--out`` stops ``wps segment``/``wps batch`` before the
-   browser starts (a fake Chromium records whether it ran).
+   browser starts (a fake Chromium records whether it ran);
+5. a capture or Webis page folder names only its own screenshot: no ``../``, absolute path or
+   symlink (its outputs copy it), no file that is not an image.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from wps.cli import main
-from wps.errors import InputFileError, OutputError, SchemaError, UsageError
+from wps.errors import DatasetError, InputFileError, OutputError, SchemaError, UsageError
 from wps.files import iter_jsonl
 from wps.jsonsafe import MAX_DEPTH, depth_bound, load_json_text, nesting_depth
 
@@ -82,6 +85,51 @@ def test_a_deeply_nested_jsonl_line_names_file_and_line(command, tmp_path, capsy
     code = main([command, str(path), *extra])
     _one_error_line(capsys, code, InputFileError.exit_code, f"{path}:2: nested deeper than")
     assert json.loads(path.read_text().splitlines()[0]) == _line()  # input untouched
+
+
+def _with_huge_number(source: Path, path: Path) -> Path:
+    """``source`` (Webis JSON) with one integer longer than Python converts to ``int``."""
+    data = {"digits": 0, **json.loads(source.read_text(encoding="utf-8"))}
+    path.write_text(json.dumps(data).replace('"digits": 0', '"digits": ' + "7" * 5000, 1),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["eval", "fit", "flatten", "fuse", "agreement"])
+def test_a_number_past_the_int_digit_limit_is_a_schema_error(command, webis_page, tmp_path,
+                                                               capsys):
+    huge = _with_huge_number(webis_page / "fitted-annotations.json", tmp_path / "huge.json")
+    out = tmp_path / "out.json"
+    args = {"eval": ["eval", str(huge), "--ground-truth", str(webis_page / "ground-truth.json")],
+            "fit": ["fit", "--input", str(huge), "--output", str(out),
+                    "--nodes", str(webis_page / "nodes.csv")],
+            "agreement": ["agreement", "--input", str(huge), "--resources-dir",
+                          str(webis_page)]}.get(
+                command, [command, "--input", str(huge), "--output", str(out)])
+    code = main(args)
+    _one_error_line(capsys, code, SchemaError.exit_code, f"{huge}: a number longer than 4300")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["filter", "dedup"])
+def test_an_escaped_lone_surrogate_names_file_and_line(command, tmp_path, capsys):
+    pair = _line(text=TEXT + " \U0001f600")  # an escaped pair is one character: fine
+    path = _jsonl(tmp_path / "segments.jsonl", pair, _line(text=TEXT + " \ud800 end"))
+    before = path.read_bytes()
+    state = tmp_path / "state.sqlite3"
+    code = main([command, str(path), *(["--db", str(state)] if command == "dedup" else [])])
+    _one_error_line(capsys, code, InputFileError.exit_code, f"{path}:2: a string holds an "
+                    "escaped lone surrogate")
+    assert path.read_bytes() == before and not state.exists()
+
+
+@pytest.mark.parametrize("line", ["not json", json.dumps(_line(text=None))])
+def test_dedup_creates_no_state_for_an_input_it_refuses(line, tmp_path, capsys):
+    path = _jsonl(tmp_path / "segments.jsonl", _line(), line)
+    state = tmp_path / "state.sqlite3"
+    code = main(["dedup", str(path), "--db", str(state)])
+    _one_error_line(capsys, code, InputFileError.exit_code, f"{path}:2")
+    assert not state.exists() and list(tmp_path.iterdir()) == [path]
 
 
 def test_binoculars_checks_nesting_before_the_models(tmp_path, capsys):
@@ -324,3 +372,62 @@ def test_the_fake_browser_does_record_a_start(fake_chromium, tmp_path, capsys):
     code = main(["segment", str(PAGE), "--out", str(tmp_path / "out"), "--config", str(config)])
     assert code != 0 and fake_chromium.exists(), capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+# 5. a capture or page folder names only its own image files -----------------------------------
+
+def _capture_folder(webis_page: Path, tmp_path: Path, screenshot: str) -> Path:
+    """A real capture folder (the Webis sample page saved as one) whose ``capture.json`` names
+    ``screenshot``."""
+    from wps.webis import capture_from_webis
+
+    folder = capture_from_webis(webis_page).save(tmp_path / "page" / "capture")
+    meta = json.loads((folder / "capture.json").read_text(encoding="utf-8"))
+    meta["screenshot"] = screenshot
+    (folder / "capture.json").write_text(json.dumps(meta), encoding="utf-8")
+    return folder
+
+
+def _png(path: Path) -> Path:
+    from PIL import Image
+
+    Image.new("RGB", (8, 8), "red").save(path)
+    return path
+
+
+@pytest.mark.parametrize("how", ["up", "absolute", "symlink", "not-an-image"])
+def test_a_capture_folder_names_only_its_own_screenshot(how, webis_page, tmp_path, capsys):
+    secret = _png(tmp_path / "secret.png")
+    name = {"up": "../../secret.png", "absolute": str(secret)}.get(how, "screenshot.png")
+    folder = _capture_folder(webis_page, tmp_path, name)
+    if how == "symlink":
+        (folder / "screenshot.png").symlink_to(secret)
+    elif how == "not-an-image":
+        (folder / "screenshot.png").write_text("<p>not a picture</p>", encoding="utf-8")
+    out = tmp_path / "out"
+    code = main(["segment", str(folder), "--out", str(out), "--segmenter", "baseline",
+                 "--no-text"])
+    _one_error_line(capsys, code, InputFileError.exit_code, str(folder))
+    assert not out.exists()
+
+
+def test_a_capture_folder_with_its_own_screenshot_is_copied(webis_page, tmp_path, capsys):
+    folder = _capture_folder(webis_page, tmp_path, "screenshot.png")
+    _png(folder / "screenshot.png")
+    out = tmp_path / "out"
+    code = main(["segment", str(folder), "--out", str(out), "--segmenter", "baseline",
+                 "--no-text"])
+    assert code == 0, capsys.readouterr().err
+    assert (out / "capture" / "screenshot.png").read_bytes() == (
+        folder / "screenshot.png").read_bytes()
+
+
+def test_a_webis_page_folder_with_a_linked_screenshot_is_refused(webis_page, tmp_path, capsys):
+    page = tmp_path / "000000"
+    shutil.copytree(webis_page, page)
+    (page / "screenshot.png").symlink_to(_png(tmp_path / "secret.png"))
+    out = tmp_path / "out"
+    code = main(["segment", str(page), "--out", str(out), "--segmenter", "baseline",
+                 "--no-text"])
+    _one_error_line(capsys, code, DatasetError.exit_code, str(page))
+    assert not out.exists()

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .errors import InputFileError
+from .errors import InputFileError, WpsError
 from .files import read_json, staging_directory
 
 Box = tuple[float, float, float, float]
@@ -245,7 +245,8 @@ class PageCapture:
     @classmethod
     def _from_meta(cls, directory: Path, meta: dict[str, Any]) -> PageCapture:
         html_path = directory / "dom.html"
-        screenshot = directory / meta["screenshot"] if meta.get("screenshot") else None
+        screenshot = (folder_image(directory, meta["screenshot"], directory / "capture.json")
+                      if meta.get("screenshot") else None)
         return cls(
             url=meta["url"],
             width=int(meta["width"]),
@@ -264,6 +265,28 @@ class PageCapture:
             timings=dict(meta.get("timings") or {}),
             source=meta.get("source", "browser"),
         )
+
+
+def folder_image(directory: Path, name: object, named_in: Path,
+                 error: type[WpsError] = InputFileError) -> Path:
+    """The image file ``name`` of a capture or page folder, checked: a capture's outputs copy it,
+    so a hostile folder must not name a file outside itself (``../``, an absolute path, a
+    symlink) nor a non-image that would fail deep inside drawing. ``named_in`` (the file that
+    names it) is what a one-line ``error`` names."""
+    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name:
+        raise error(f"{named_in}: screenshot {name!r} is not a file name inside {directory}")
+    path = directory / name
+    if path.is_symlink() or not path.is_file():
+        raise error(f"{named_in}: screenshot {name!r} is not a regular file in {directory} "
+                    "(symlinks are not followed)")
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            image.verify()
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as err:
+        raise error(f"{path}: not an image ({type(err).__name__})") from None
+    return path
 
 
 @dataclass(slots=True)

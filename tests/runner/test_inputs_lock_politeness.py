@@ -1,5 +1,10 @@
 """`wps batch` inputs (JSONL, folders, WARC written here with warcio), the lock on --out between two
-real processes, and politeness (robots.txt served on 127.0.0.1, per-host limits)."""
+real processes, and politeness (robots.txt served on 127.0.0.1, per-host limits).
+
+One bad entry of an input is one failure: a symlink loop in a list or a folder, a JSONL line
+nested too deep, with an escaped lone surrogate, a number past Python's digit limit or a
+``file:`` URL, a WARC record that cannot be read. The batch goes on, writes ``summary.json``,
+exits 9, and so does its rerun."""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import gzip
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -17,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from wps.capture import CaptureOptions
-from wps.errors import OutputLockedError
+from wps.cli import main
+from wps.errors import InputFileError, OutputLockedError
 from wps.model import PageCapture
 from wps.pipeline import PipelineOptions
 from wps.runner import (
@@ -228,3 +235,138 @@ def test_bad_input_lines_fail_alone_and_are_recorded(tmp_path):
     failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert [(f["url"], f["exit_code"]) for f in failures] == [(f"{jsonl}:1", 3), (f"{jsonl}:2", 3)]
     assert summary.failure_causes == {"InputFileError": 2}
+
+
+# one bad entry, one failure ----------------------------------------------------------
+SECRET = "the launch code is 0000"
+GOOD_HTML = "<!doctype html><p>a stored page that renders</p>"
+
+
+def _problems(path: Path) -> dict[str, str]:
+    return {source.location: source.problem for source in iter_sources(path) if source.problem}
+
+
+def _pages(path: Path) -> list[str]:
+    return [source.location for source in iter_sources(path) if not source.problem]
+
+
+def _jsonl(path: Path, secret: Path) -> Path:
+    lines = [json.dumps({"url": f"{UNREACHABLE}/deep", "html": "x", "n": 0}).replace(
+                 "0}", "[" * 100_000 + "]" * 100_000 + "}"),
+             json.dumps({"url": f"{UNREACHABLE}/surrogate", "html": "<p>\ud800</p>"}),
+             json.dumps({"url": secret.as_uri()}),
+             json.dumps({"url": secret.as_uri(), "html": "<p>a label only</p>"}),
+             '{"url": "%s/big", "n": %s}' % (UNREACHABLE, "9" * 5000),
+             json.dumps({"url": f"{UNREACHABLE}/good", "html": GOOD_HTML})]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _warc(path: Path) -> Path:
+    """A gzipped WARC whose first record is cut short, then a good page, then an HTML resource
+    record claiming a ``file:`` URL."""
+    from warcio.warcwriter import WARCWriter
+
+    good, cut = path.with_suffix(".good"), path.with_suffix(".cut")
+    write_warc(good, [(f"{UNREACHABLE}/good", "200 OK", GOOD_HTML.encode(), "text/html")])
+    write_warc(cut, [(f"{UNREACHABLE}/cut", "200 OK", b"<p>cut</p>", "text/html")])
+    local = io.BytesIO()
+    writer = WARCWriter(local, gzip=True)
+    writer.write_record(writer.create_warc_record(
+        "file:///etc/hostname", "resource", payload=io.BytesIO(b"<p>local</p>"),
+        warc_content_type="text/html"))
+    path.write_bytes(cut.read_bytes()[:60] + good.read_bytes() + local.getvalue())
+    return path
+
+
+def _loop_list(tmp_path: Path) -> Path:
+    os.symlink("loop.html", tmp_path / "loop.html")  # a link to itself
+    page = tmp_path / "good.html"
+    page.write_text(GOOD_HTML, encoding="utf-8")
+    listing = tmp_path / "pages.txt"
+    listing.write_bytes(b"loop.html\n\xff\xfe not utf-8\ngood.html\n"
+                        + bytes(tmp_path / "loop.html") + b"\n")
+    return listing
+
+
+def _bad_folder(folder: Path) -> Path:
+    """A good page, a link to itself, and an empty page whose name is not UTF-8 (its failure
+    line must still be written)."""
+    folder.mkdir()
+    (folder / "good.html").write_text(GOOD_HTML, encoding="utf-8")
+    os.symlink("loop.html", folder / "loop.html")
+    (folder / os.fsdecode(b"empty-\xff.html")).write_bytes(b"")
+    return folder
+
+
+def test_each_bad_entry_is_a_problem_of_its_own(tmp_path):
+    secret = tmp_path / "secret.html"
+    secret.write_text(SECRET, encoding="utf-8")
+    jsonl = _jsonl(tmp_path / "pages.jsonl", secret)
+    problems = _problems(jsonl)
+    assert sorted(problems) == [f"{jsonl}:{n}" for n in (1, 2, 3, 4, 5)]
+    assert "nested deeper than" in problems[f"{jsonl}:1"]
+    assert "lone surrogate" in problems[f"{jsonl}:2"]
+    assert "no http(s) 'url'" in problems[f"{jsonl}:3"] + problems[f"{jsonl}:4"]
+    assert "longer than 4300 digits" in problems[f"{jsonl}:5"]
+    assert _pages(jsonl) == [f"{UNREACHABLE}/good"]
+
+    warc = _warc(tmp_path / "crawl.warc.gz")
+    problems = _problems(warc)
+    assert [where.split("@")[0] for where in problems] == [str(warc)] * 2
+    assert "unreadable WARC record" in problems[f"{warc}@0"]
+    assert any("'file:///etc/hostname' is not an http(s) URL" in p for p in problems.values())
+    assert _pages(warc) == [f"{UNREACHABLE}/good"]
+
+    listing = _loop_list(tmp_path)
+    problems = _problems(listing)
+    assert sorted(problems) == [f"{listing}:1", f"{listing}:2", f"{listing}:4"]
+    assert "loop.html: unusable path" in problems[f"{listing}:1"]
+    assert "loop.html: unusable path" in problems[f"{listing}:4"]
+    assert problems[f"{listing}:2"] == f"{listing}:2: not UTF-8 text"
+    assert _pages(listing) == [str(tmp_path / "good.html")]
+
+    folder = tmp_path / "site"
+    folder.mkdir()
+    shutil.copy(tmp_path / "good.html", folder / "a.html")
+    os.symlink("b.html", folder / "b.html")
+    assert list(_problems(folder)) == [str(folder / "b.html")]
+    assert _pages(folder) == [str(folder / "a.html")]
+
+
+def test_a_warc_file_with_no_readable_record_is_still_a_bad_input(tmp_path):
+    warc = tmp_path / "crawl.warc"
+    warc.write_bytes(b"garbage" * 100)
+    with pytest.raises(InputFileError, match="not a readable WARC file"):
+        list(iter_sources(warc))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["jsonl", "warc", "list", "folder"])
+def test_a_batch_goes_past_bad_entries_and_so_does_its_rerun(kind, tmp_path, capsys):
+    secret = tmp_path / "secret.html"
+    secret.write_text(SECRET, encoding="utf-8")
+    source, good, codes = {
+        "jsonl": lambda: (_jsonl(tmp_path / "pages.jsonl", secret), f"{UNREACHABLE}/good",
+                          [3] * 5),
+        "warc": lambda: (_warc(tmp_path / "crawl.warc.gz"), f"{UNREACHABLE}/good", [3, 3]),
+        "list": lambda: (_loop_list(tmp_path), str(tmp_path / "good.html"), [3, 3, 3]),
+        "folder": lambda: (_bad_folder(tmp_path / "site"), str(tmp_path / "site" / "good.html"),
+                           [3, 22]),
+    }[kind]()
+    failed = len(codes)
+    out = tmp_path / "out"
+    for run in (1, 2):
+        code = main(["batch", str(source), "--out", str(out), *CLI_FAST])
+        err = capsys.readouterr().err
+        assert code == 9, err
+        summary = json.loads((out / "summary.json").read_text())
+        assert (summary["failed"], summary["done"], summary["skipped"]) == (
+            failed, 1 if run == 1 else 0, 0 if run == 1 else 1), err
+        failures = (out / "failures.jsonl").read_text().splitlines()
+        assert len(failures) == failed
+        assert sorted(json.loads(line)["exit_code"] for line in failures) == codes
+    assert (out / source_key(good) / "segments.jsonl").is_file()
+    written = [path for path in out.rglob("*") if path.is_file()]
+    assert not any(SECRET in path.read_text(errors="replace") for path in written)

@@ -61,13 +61,11 @@ def run(args: argparse.Namespace) -> int:
     from ..dedup.jsonl import dedup_jsonl
 
     settings, db = settings_from_args(args)
-    with Deduplicator(db, settings) as deduplicator:
-        summary = dedup_jsonl(args.segments, deduplicator, args.out)
-        path = deduplicator.store.path
+    summary = dedup_jsonl(args.segments, lambda: Deduplicator(db, settings), args.out)
     dropped = ", ".join(f"{reason} {count}" for reason, count in sorted(summary.dropped.items()))
     print(
         f"wps dedup: {summary.pages} pages, {summary.segments} segments; newly dropped:"
-        f" {dropped or 'none'} (state {path})",
+        f" {dropped or 'none'} (state {summary.state})",
         file=sys.stderr,
     )
     return 0

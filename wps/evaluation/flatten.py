@@ -8,6 +8,7 @@ becomes one segment per polygon.
 
 from __future__ import annotations
 
+import numpy as np
 import shapely
 import shapely.errors
 from shapely import GeometryCollection, MultiPolygon, Polygon
@@ -15,7 +16,8 @@ from shapely.geometry.base import BaseGeometry
 
 from ..errors import SchemaError
 from ..webis.segmentation_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
-from .geometry import clean_pixel_geometries, nary_intersection, segment_geometry, segment_json
+from .geometry import clean_pixel_geometries, segment_geometry, segment_json
+from .nary import nary_intersection
 
 
 def flatten_segmentation(
@@ -24,11 +26,9 @@ def flatten_segmentation(
     geometries = [segment_geometry(s) for s in segments]
     cleaned, _ = clean_pixel_geometries(geometries, precision, repair=False)
     pieces, _ = nary_intersection(list(cleaned))
+    simplified = shapely.simplify(np.asarray(pieces, dtype=object), 0.0, preserve_topology=False)
     flattened: list[MultiPolygonJson] = []
-    for piece in pieces:
-        piece = shapely.simplify(piece, 0.0, preserve_topology=False)
-        if piece.area < 1:
-            continue
+    for piece in simplified[shapely.area(simplified) >= 1] if len(pieces) else []:
         flattened.extend(segment_json(part) for part in _as_segments(piece))
     return flattened
 

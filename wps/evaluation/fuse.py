@@ -22,10 +22,10 @@ from .edges import edge_weights
 from .geometry import (
     as_multipolygon,
     clean_pixel_geometries,
-    nary_intersection,
     segment_geometry,
     segment_json,
 )
+from .nary import nary_intersection
 from .resources import load_page
 from .sizes import canonical_size_function, node_clustering, segmentation_subsets
 
@@ -116,6 +116,26 @@ def disagreement_matrix(membership: np.ndarray, subsets: Sequence[np.ndarray]) -
     return (annotators - together) / annotators
 
 
+def _annotator_counts(members: Sequence[np.ndarray], subsets: Sequence[np.ndarray],
+                      columns: int) -> np.ndarray:
+    """For each region, how many annotators have a segment covering it (``members``: the
+    segment columns covering it; ``subsets``: each annotator's columns)."""
+    owner = np.full(columns, -1)
+    for annotator, subset in enumerate(subsets):
+        owner[subset] = annotator
+    counts = [np.unique(owners[owners >= 0]).size for owners in (owner[c] for c in members)]
+    return np.asarray(counts, dtype=int)
+
+
+def _membership(members: Sequence[np.ndarray], columns: int) -> np.ndarray:
+    """The regions × segment columns matrix of which segments cover which region (only of the
+    regions kept: all regions of a large input would not fit in memory)."""
+    membership = np.zeros((len(members), columns), dtype=bool)
+    for row, covering in enumerate(members):
+        membership[row, covering] = True
+    return membership
+
+
 def _merge(geometries: Sequence[BaseGeometry]) -> MultiPolygon:
     """R's ``MergeClusters``: union with self-snapping (1 px) and simplify(0) at every step."""
 
@@ -164,27 +184,24 @@ def fuse_segmentations(
     if size_function in ("nodes", "chars"):
         clustering = node_clustering(geometries, lengths, page, size_function)
         regions = list(clustering.regions)
-        membership, weights = clustering.membership, clustering.weights
+        members = [np.flatnonzero(row) for row in clustering.membership]
+        columns, weights = clustering.membership.shape[1], clustering.weights
     else:
         kept, _ = clean_pixel_geometries(geometries, precision)
-        pieces, members = nary_intersection(list(kept))
+        pieces, covering = nary_intersection(list(kept))
         areas = shapely.area(np.asarray(pieces, dtype=object)) if pieces else np.zeros(0)
         keep = [i for i in range(len(pieces)) if areas[i] >= 1]
         regions = [as_multipolygon(pieces[i]) for i in keep]
-        membership = np.zeros((len(keep), int(sum(lengths))), dtype=bool)
-        for row, i in enumerate(keep):
-            membership[row, list(members[i])] = True
+        members = [np.asarray(covering[i], dtype=int) for i in keep]
+        columns = int(sum(lengths))
         if size_function == "pixels":
             weights = np.asarray([areas[i] for i in keep], dtype=float)
         else:
             edges = page.edge_pixels(size_function)
             weights = edge_weights(regions, edges)
-    annotators = np.stack(
-        [membership[:, subset].any(axis=1) for subset in subsets], axis=1
-    ).sum(axis=1) if subsets else np.zeros(len(regions), dtype=int)
-    selected = np.flatnonzero(annotators >= min_annotators)
+    selected = np.flatnonzero(_annotator_counts(members, subsets, columns) >= min_annotators)
     regions = [regions[i] for i in selected]
-    membership, weights = membership[selected], weights[selected]
+    membership, weights = _membership([members[i] for i in selected], columns), weights[selected]
     fused: dict = {}
     for threshold in thresholds:
         name = f"disagreement{threshold:.15g}"

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
-import shapely.errors
 from shapely import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
@@ -89,13 +88,62 @@ def clean_pixel_geometries(
     if array.size == 0:
         return array, np.zeros(0, dtype=int)
     simplified = shapely.simplify(array, 0.0, preserve_topology=False)
-    target = shapely.GeometryCollection(list(simplified))
-    snapped = shapely.snap(simplified, target, SNAP_TOLERANCE)
+    snapped = snap_to_all(simplified, SNAP_TOLERANCE)
     rounded = round_half_away(snapped, precision)
     if repair:
         rounded = make_valid(rounded)
     keep = (shapely.area(rounded) >= 1) & shapely.is_valid(rounded)
     return rounded[keep], np.flatnonzero(keep)
+
+
+def snap_to_all(geometries: np.ndarray, tolerance: float) -> np.ndarray:
+    """``st_snap(x, x, tolerance)``: each geometry snapped to the vertices of all, as GEOS snaps
+    to their collection, without a cost that grows with the square of the vertices.
+
+    GEOS moves a vertex to a snap point, or puts one into a segment, only when it is nearer than
+    ``tolerance``; the line meanwhile stays inside the envelope of its own vertices and the snap
+    points it took. So a geometry is snapped to the points near an envelope that starts as its
+    own and grows by the points it takes in until it takes no more: every point that can act,
+    in the order the whole collection has them (GEOS takes them once each, in order of first
+    appearance), hence the same result as with the whole collection.
+    """
+    result = np.asarray(geometries, dtype=object).copy()
+    coords = shapely.get_coordinates(result)
+    if coords.size == 0:
+        return result
+    unique, first = np.unique(coords, axis=0, return_index=True)
+    points = unique[np.argsort(first)]  # each point once, in order of first appearance
+    todo = np.flatnonzero(~shapely.is_missing(result) & ~shapely.is_empty(result))
+    geometry, point = _points_near(shapely.bounds(result[todo]), points, 1.5 * tolerance)
+    order = np.lexsort((point, geometry))  # per geometry, its points in collection order
+    targets = shapely.multipoints(points[point[order]], indices=geometry[order])
+    result[todo] = shapely.snap(result[todo], targets, tolerance)
+    return result
+
+
+def _points_near(bounds: np.ndarray, points: np.ndarray, margin: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (box, point) of the points within ``margin`` of each box, each box grown by the
+    points it takes until it takes no more (all boxes at once, in a few rounds)."""
+    tree = shapely.STRtree(shapely.points(points))
+    bounds = bounds.copy()
+    active = np.arange(len(bounds))
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    while active.size:
+        boxes = shapely.box(*(bounds[active] + [-margin, -margin, margin, margin]).T)
+        box, point = tree.query(boxes)
+        grown = bounds[active].copy()
+        np.minimum.at(grown[:, 0], box, points[point, 0])
+        np.minimum.at(grown[:, 1], box, points[point, 1])
+        np.maximum.at(grown[:, 2], box, points[point, 0])
+        np.maximum.at(grown[:, 3], box, points[point, 1])
+        done = (grown == bounds[active]).all(axis=1)
+        keep = done[box]
+        found.append((active[box[keep]], point[keep]))
+        bounds[active] = grown
+        active = active[~done]
+    return (np.concatenate([pair[0] for pair in found]),
+            np.concatenate([pair[1] for pair in found]))
 
 
 @dataclass(slots=True)
@@ -144,41 +192,3 @@ def planar_overlay(geometries: Sequence[BaseGeometry], min_area: float = 1.0) ->
         members.append(key)
         areas.append(area)
     return Overlay(regions, members, np.asarray(areas, dtype=float))
-
-
-def nary_intersection(
-    geometries: Sequence[BaseGeometry],
-) -> tuple[list[BaseGeometry], list[tuple[int, ...]]]:
-    """sf's ``CPL_nary_intersection`` step by step: pieces keep their geometry type.
-
-    Used where the piece structure matters (flattening splits a GEOMETRYCOLLECTION piece into
-    one segment per polygon); the evaluation uses the faster :func:`planar_overlay`.
-    """
-    out: list[BaseGeometry] = []
-    index: list[list[int]] = []
-    failures = 0
-    for i, geom in enumerate(geometries):
-        if geom is None or geom.is_empty:
-            continue
-        if out:
-            tree = shapely.STRtree(np.asarray(out, dtype=object))
-            candidates = tree.query(geom).tolist()
-            for k in candidates:
-                if out[k].is_empty:
-                    continue
-                try:
-                    inters = shapely.intersection(out[k], geom)
-                except shapely.errors.GEOSException:  # R counts these as "geometry errors"
-                    failures += 1
-                    continue
-                if inters.is_empty:
-                    continue
-                geom = shapely.difference(geom, inters)
-                out[k] = shapely.difference(out[k], inters)
-                out.append(inters)
-                index.append([*index[k], i])
-        if not geom.is_empty:
-            out.append(geom)
-            index.append([i])
-    kept = [(g, tuple(sorted(idx))) for g, idx in zip(out, index) if not g.is_empty]
-    return [g for g, _ in kept], [idx for _, idx in kept]

@@ -163,7 +163,14 @@ class BatchRun:
                 self.record(PageOutcome(source.location, "", False, 0.0, "InputFileError",
                                         source.problem, InputFileError.exit_code))
                 continue
-            folder = page_folder(self.out, source.location, source.key)
+            try:
+                key = source.key
+            except (OSError, RuntimeError) as err:  # a path that cannot be resolved (a loop)
+                self.record(PageOutcome(source.location, "", False, 0.0, "InputFileError",
+                                        f"{source.location}: unusable path ({err})",
+                                        InputFileError.exit_code))
+                continue
+            folder = page_folder(self.out, source.location, key)
             if _is_done(self.out / DONE_FOLDER / folder, self.done_as):
                 self.summary.skipped += 1
                 self._bar.update(1)
@@ -519,10 +526,16 @@ def _mark_done(marker: Path, result: PageOutcome, done_as: dict[str, str]) -> No
 
 
 def _record_failure(handle: IO[str], result: PageOutcome) -> None:
-    record = {"url": result.source, "error": result.error, "message": result.message,
-              "exit_code": result.exit_code}
+    record = {"url": _utf8_safe(result.source), "error": result.error,
+              "message": _utf8_safe(result.message), "exit_code": result.exit_code}
     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     handle.flush()
+
+
+def _utf8_safe(text: str) -> str:
+    """``text`` with what UTF-8 cannot hold (a file name's undecodable bytes, which Python
+    keeps as lone surrogates) written as backslash escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _write_summary(path: Path, summary: BatchSummary) -> None:

@@ -3,7 +3,10 @@
 Every input is streamed (one line, file or record at a time, never loaded whole) into
 :class:`BatchSource` values keyed by a stable hash of the page's URL; a page listed twice is
 taken once. Pages that come with their HTML (JSONL ``html`` fields, WARC responses) are rendered
-from that HTML offline, under their own URL.
+from that HTML offline, under their own URL, which must be http(s): a stored page never names a
+local file. An entry that cannot be a page (a line that is not UTF-8 or not such a JSON object,
+a path that cannot be resolved, an unreadable WARC record: :mod:`.warc`) is a
+:class:`BatchSource` with a ``problem``, one failure of the batch, never the end of it.
 
 =================================  ====================================================
 input                              pages
@@ -18,21 +21,21 @@ a folder                           every ``.html``/``.htm``/``.xhtml`` (``.gz``)
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+from urllib.parse import urlsplit
 
 from ..capture.sources import HTML_SUFFIXES, is_url, page_id_for
-from ..errors import InputFileError, MissingDependencyError
+from ..errors import InputFileError, WpsError
 from ..files import reading
+from ..jsonsafe import load_nested
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson")
 WARC_SUFFIXES = (".warc", ".warc.gz")
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
 @dataclass(slots=True, frozen=True)
@@ -43,7 +46,8 @@ class BatchSource:
     html: bytes | None = None
     """The page's stored HTML (JSONL ``html``, WARC payload): rendered offline, never fetched."""
     problem: str = ""
-    """Why this entry of the input cannot be a page (a bad JSONL line): recorded as a failure."""
+    """Why this entry of the input cannot be a page (a bad JSONL line, an unreadable WARC record):
+    recorded as a failure."""
 
     @property
     def key(self) -> str:
@@ -105,8 +109,8 @@ def count_sources(path: str | Path) -> int | None:
         return None
     if kind == "folder":
         return sum(1 for _ in _html_files(path))
-    with reading(path, "input file"), _open_text(path) as handle:
-        return sum(1 for line in handle if line.strip() and not line.lstrip().startswith("#"))
+    with reading(path, "input file"), _open_bytes(path) as handle:
+        return sum(1 for line in handle if line.strip() and not line.lstrip().startswith(b"#"))
 
 
 def read_source_list(path: str | Path) -> list[str]:
@@ -117,92 +121,117 @@ def read_source_list(path: str | Path) -> list[str]:
 
 
 def _listed_pages(path: Path) -> Iterator[BatchSource]:
-    with reading(path, "URL list"), _open_text(path) as handle:
-        for line in handle:
-            entry = line.strip()
-            if not entry or entry.startswith("#"):
-                continue
-            if not is_url(entry):
-                local = Path(entry).expanduser()
-                entry = str(local if local.is_absolute() else (path.parent / local).resolve())
+    for where, entry in _text_lines(path, "URL list"):
+        if entry is None:
+            yield BatchSource(where, problem=f"{where}: not UTF-8 text")
+            continue
+        entry = entry.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        if is_url(entry):
             yield BatchSource(entry)
+            continue
+        local = Path(entry).expanduser()
+        try:  # the output folder's name comes from the resolved path
+            resolved = (local if local.is_absolute() else path.parent / local).resolve()
+        except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop (Python 3.11)
+            yield BatchSource(where, problem=f"{where}: {entry}: unusable path ({err})")
+        else:
+            yield BatchSource(str(local if local.is_absolute() else resolved))
 
 
 def _jsonl_pages(path: Path) -> Iterator[BatchSource]:
-    """``{"url": ..., "html": ...}`` per line; a line without a usable ``url`` becomes a failure
-    of its own (a crawl dump with one bad line must not stop a million-page run)."""
-    with reading(path, "JSONL file"), _open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                record = json.loads(line)
-            except ValueError as err:
-                yield BatchSource(where, problem=f"{where}: not JSON ({err})")
-                continue
-            url = record.get("url") if isinstance(record, dict) else None
-            html = record.get("html") if isinstance(record, dict) else None
-            if not isinstance(url, str) or not is_url(url):
-                yield BatchSource(where, problem=f"{where}: no http(s) 'url' field")
-            elif html is not None and not isinstance(html, str):
-                yield BatchSource(where, problem=f"{where}: 'html' is not a string")
-            else:
-                yield BatchSource(url, None if html is None else html.encode("utf-8"))
+    """``{"url": ..., "html": ...}`` per line; a line that is not such a page (bad JSON, too
+    deep, no http(s) ``url``, an ``html`` that is not Unicode text) becomes a failure of its own
+    (a crawl dump with one bad line must not stop a million-page run)."""
+    for where, line in _text_lines(path, "JSONL file"):
+        if line is None:
+            yield BatchSource(where, problem=f"{where}: not UTF-8 text")
+            continue
+        if not line.strip():
+            continue
+        try:
+            record = load_nested(line, where, json.loads)
+        except WpsError as err:
+            yield BatchSource(where, problem=str(err))
+            continue
+        except ValueError as err:  # bad JSON
+            yield BatchSource(where, problem=f"{where}: not JSON ({err})")
+            continue
+        url = record.get("url") if isinstance(record, dict) else None
+        html = record.get("html") if isinstance(record, dict) else None
+        if not isinstance(url, str) or not is_stored_page_url(url):
+            yield BatchSource(where, problem=f"{where}: no http(s) 'url' field")
+        elif html is None:
+            yield BatchSource(url)
+        elif not isinstance(html, str):
+            yield BatchSource(where, problem=f"{where}: 'html' is not a string")
+        elif (body := _utf8(html)) is None:
+            yield BatchSource(where, problem=f"{where}: 'html' is not Unicode text (an escaped "
+                              "lone surrogate)")
+        else:
+            yield BatchSource(url, body)
+
+
+def is_stored_page_url(url: str) -> bool:
+    """Whether ``url`` may name a page of a stored input (JSONL, WARC): http(s) with a host, and
+    valid Unicode (its output folder is named by a hash of its UTF-8 bytes). Never ``file:``: a
+    line naming a local file would be rendered from this machine's disk."""
+    if _utf8(url) is None:
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def _utf8(text: str) -> bytes | None:
+    """``text`` as UTF-8, or ``None`` if it holds a lone surrogate (JSON may escape one)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
+def _warc_pages(path: Path) -> Iterator[BatchSource]:
+    from .warc import warc_pages  # it builds on this module
+
+    return warc_pages(path)
 
 
 def _folder_pages(path: Path) -> Iterator[BatchSource]:
     for file in _html_files(path):
-        yield BatchSource(str(file))
+        yield BatchSource(str(file)) if isinstance(file, Path) else file
 
 
-def _html_files(folder: Path) -> Iterator[Path]:
-    """HTML files under ``folder``, in name order, walked one folder at a time."""
+def _html_files(folder: Path) -> Iterator[Path | BatchSource]:
+    """HTML files under ``folder``, in name order, walked one folder at a time; a name that
+    cannot be resolved (a symlink loop) is a failed entry."""
     for root, folders, files in os.walk(folder):
         folders.sort()
         for name in sorted(files):
             if name.lower().endswith(HTML_SUFFIXES):
-                yield (Path(root) / name).resolve()
+                file = Path(root) / name
+                try:
+                    yield file.resolve()
+                except (OSError, RuntimeError) as err:  # RuntimeError: a symlink loop
+                    yield BatchSource(str(file), problem=f"{file}: unusable path ({err})")
 
 
-def _warc_pages(path: Path) -> Iterator[BatchSource]:
-    """HTML pages of a WARC file: ``response`` records with HTTP status 200 and an HTML content
-    type, and ``resource`` records of HTML; every other record is skipped."""
-    try:
-        from warcio.archiveiterator import ArchiveIterator
-        from warcio.exceptions import ArchiveLoadFailed
-    except ImportError:
-        raise MissingDependencyError(
-            f"{path}: reading WARC files needs warcio (pip install 'wps[warc]')") from None
-    with reading(path, "WARC file"), open(path, "rb") as stream:
-        try:
-            for record in ArchiveIterator(stream):
-                html = _warc_html(record)
-                if html is not None:
-                    yield BatchSource(record.rec_headers.get_header("WARC-Target-URI"), html)
-        except ArchiveLoadFailed as err:
-            raise InputFileError(f"{path}: not a readable WARC file ({err})") from None
+def _text_lines(path: Path, what: str) -> Iterator[tuple[str, str | None]]:
+    """``(file:line, text)`` of each line of a text input, decoded one by one: a line that is
+    not UTF-8 comes as ``None`` (one bad entry, not a bad file)."""
+    with reading(path, what), _open_bytes(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text: str | None = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            yield f"{path}:{number}", text
 
 
-def _warc_html(record: object) -> bytes | None:
-    uri = record.rec_headers.get_header("WARC-Target-URI")  # type: ignore[attr-defined]
-    if not uri or not is_url(uri):
-        return None
-    if record.rec_type == "response":  # type: ignore[attr-defined]
-        http = record.http_headers  # type: ignore[attr-defined]
-        if http is None or http.get_statuscode() != "200":
-            return None
-        content_type = http.get_header("Content-Type") or ""
-    elif record.rec_type == "resource":  # type: ignore[attr-defined]
-        content_type = record.rec_headers.get_header("Content-Type") or ""  # type: ignore
-    else:
-        return None
-    if not content_type.split(";")[0].strip().lower() in _HTML_TYPES:
-        return None
-    return record.content_stream().read()  # type: ignore[attr-defined]
-
-
-def _open_text(path: Path) -> IO[str]:
+def _open_bytes(path: Path) -> IO[bytes]:
     if path.name.lower().endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")

@@ -9,7 +9,8 @@ bad page never stops a batch.
 
 A pool worker leaves Ctrl-C to the parent, which stops its workers with SIGTERM; SIGTERM unwinds
 the page in progress (its staging and temporary folders go), closes the browser (its screenshot
-folder goes) and ends the worker. A worker whose parent dies (``kill -9``) sends itself SIGTERM.
+folder goes) and ends the worker. A worker whose parent dies (``kill -9``) sends itself SIGTERM,
+and ends itself with its Chromium if that does not end it (:mod:`.orphan`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import multiprocessing
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -35,6 +35,7 @@ from ..errors import WpsError
 from ..files import TERMINATED_EXIT, Terminated, remove_own_temporaries
 from ..model import PageCapture, StoredPage
 from ..pipeline import PageResult, PipelineOptions
+from .orphan import watch_parent
 
 _BROWSER: Browser | None = None
 _EVENTS: Any = None
@@ -43,8 +44,6 @@ page starts rendering, ``("rendered", out_dir)`` when its capture ended, ``("seg
 out_dir)`` when the steps after it start, ``("done", outcome)`` when it is finished."""
 _IN_PAGE = False
 """Whether this worker is inside a page (SIGTERM unwinds it) or waiting for one (SIGTERM exits)."""
-_RESEND_S = 5.0
-"""How often an orphaned worker signals itself until it has ended."""
 
 
 @dataclass(slots=True)
@@ -105,26 +104,15 @@ def init_worker(events: Any = None) -> None:
     signal.signal(signal.SIGTERM, _on_sigterm)
     parent = multiprocessing.parent_process()
     if parent is not None and parent.sentinel is not None:
-        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
-
-
-def _end_with(parent_sentinel: int) -> None:
-    """Wait for the parent to end, then end this worker the clean way (an orphan would keep its
-    Chromium and temporary folders for ever)."""
-    from multiprocessing.connection import wait
-
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # main thread's
-    wait([parent_sentinel])
-    while True:  # again and again: library code may swallow one
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)  # wakes a blocked read
-        time.sleep(_RESEND_S)
+        watch_parent(parent.sentinel)  # an orphan would keep its Chromium and folders for ever
 
 
 def _on_sigterm(_signum: int, _frame: object) -> None:
     if _IN_PAGE:
         raise Terminated()
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # nothing to unwind; the exit must not stop
-    raise SystemExit(TERMINATED_EXIT)  # waiting for work: exit; atexit closes the browser
+    # Nothing to unwind: exit here. SystemExit would be caught and sent back as a result by
+    # the pool's worker loop, which then waits for work with SIGTERM ignored.
+    _exit_terminated()
 
 
 def run_in_worker(task: PageTask) -> PageOutcome:

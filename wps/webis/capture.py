@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import DatasetError
 from ..jsonsafe import load_nested
-from ..model import CONTEXT_TAGS, TEXT_TAG, Node, PageCapture
+from ..model import CONTEXT_TAGS, TEXT_TAG, Node, PageCapture, folder_image
 from .nodes import read_node_rows, read_node_texts
 
 WEBIS_WIDTH = 1366
@@ -63,8 +63,8 @@ def capture_from_webis(page_dir: str | Path) -> PageCapture:
         }
         node.inside = frozenset(contexts)
 
-    width, height = _page_size(page_dir, rows)
-    screenshot = page_dir / "screenshot.png"
+    screenshot = _screenshot(page_dir)
+    width, height = _page_size(page_dir, rows, screenshot)
     html_path = page_dir / "dom.html"
     html = html_path.read_text(encoding="utf-8", errors="replace") if html_path.exists() else ""
     return PageCapture(
@@ -74,7 +74,7 @@ def capture_from_webis(page_dir: str | Path) -> PageCapture:
         nodes=nodes,
         html=html,
         page_id=page_dir.name,
-        screenshot=screenshot if screenshot.exists() else None,
+        screenshot=screenshot,
         source="webis",
     )
 
@@ -88,7 +88,16 @@ def _parent_index(xpath: str, index_of: dict[str, int]) -> int | None:
     return None
 
 
-def _page_size(page_dir: Path, rows: list) -> tuple[int, int]:
+def _screenshot(page_dir: Path) -> Path | None:
+    """The folder's ``screenshot.png``, if any: a regular file and an image (a hostile folder's
+    link to a file elsewhere would be copied into the output)."""
+    path = page_dir / "screenshot.png"
+    if not (path.exists() or path.is_symlink()):
+        return None
+    return folder_image(page_dir, path.name, page_dir, DatasetError)
+
+
+def _page_size(page_dir: Path, rows: list, screenshot: Path | None) -> tuple[int, int]:
     for name in ("ground-truth.json", "annotations.json", "fitted-annotations.json"):
         path = page_dir / name
         if path.exists():
@@ -98,8 +107,7 @@ def _page_size(page_dir: Path, rows: list) -> tuple[int, int]:
                 return int(data["width"]), int(data["height"])
             except (OSError, ValueError, KeyError, TypeError) as err:
                 raise DatasetError(f"{path}: unreadable page size ({err})") from None
-    screenshot = page_dir / "screenshot.png"
-    if screenshot.exists():
+    if screenshot is not None:
         from PIL import Image
 
         with Image.open(screenshot) as image:
