@@ -334,6 +334,19 @@ def test_each_bad_entry_is_a_problem_of_its_own(tmp_path):
     assert _pages(folder) == [str(folder / "a.html")]
 
 
+def test_a_malformed_url_in_a_list_is_a_problem_of_its_own(tmp_path):
+    """A listed URL no browser could open (a bad IPv6 literal, a port out of range, port 0)
+    fails alone: its folder name and host cannot be read (it was an internal ValueError that
+    stopped the batch)."""
+    listing = tmp_path / "urls.txt"
+    listing.write_text(f"http://[zz]/\nhttp://127.0.0.1:99999/x\nhttps://127.0.0.1:0/\n"
+                       f"{UNREACHABLE}/good\n", encoding="utf-8")
+    problems = _problems(listing)
+    assert sorted(problems) == [f"{listing}:{n}" for n in (1, 2, 3)]
+    assert all("not a valid URL" in problem for problem in problems.values())
+    assert _pages(listing) == [f"{UNREACHABLE}/good"]
+
+
 def test_a_warc_file_with_no_readable_record_is_still_a_bad_input(tmp_path):
     warc = tmp_path / "crawl.warc"
     warc.write_bytes(b"garbage" * 100)

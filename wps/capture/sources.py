@@ -4,10 +4,10 @@ Local files are rendered through a ``file:`` URL. A gzipped file, or a non-ASCII
 valid UTF-8, is first copied to a temporary ``.html`` file (the latter with a UTF-8 byte-order
 mark, which outranks any ``<meta charset>``: a saved page is very often re-encoded as UTF-8 while
 its meta tag still names ISO-8859-1, and valid UTF-8 is almost never meant as anything else;
-without the mark Chromium would also fall back to windows-1252 where no charset is declared). A document that is empty
-or binary is refused here (:func:`check_body`), for a web page once it has been served; one
-larger than :data:`MAX_DOCUMENT_BYTES` (decompressed) is refused while it is read, so that a small
-gzip bomb never reaches memory. :func:`prepare_source` also refuses a web page's address: every
+without the mark Chromium would also fall back to windows-1252 where no charset is declared). A
+document that is empty or binary is refused here (:func:`check_body`), for a web page once it has
+been served; one larger than :data:`MAX_DOCUMENT_BYTES` (decompressed) is refused while it is
+read, so that a small gzip bomb never reaches memory. :func:`prepare_source` also refuses a web page's address: every
 refusal comes before a browser is started.
 """
 
@@ -61,6 +61,21 @@ def is_url(source: str | Path) -> bool:
     return isinstance(source, str) and bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", source))
 
 
+def url_problem(url: str) -> str | None:
+    """Why no browser could open ``url`` (``"[zz]"``, port 99999 or 0, no host), or ``None``."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # urlsplit checks the port only when asked
+    except ValueError as err:
+        return f"not a valid URL ({err})"
+    if parts.scheme.lower() in ("http", "https"):
+        if not parts.hostname:
+            return "URL has no host name"
+        if port == 0:
+            return "not a valid URL (port 0)"
+    return None
+
+
 def prepare_source(source: str | Path, *, allow_private: bool) -> PageSource:
     """:func:`resolve_source`, then the address guard for a web page: everything that refuses a
     source, done before a browser starts (a refused source costs no Chromium).
@@ -85,17 +100,12 @@ def resolve_source(source: str | Path) -> PageSource:
     """
     if is_url(source):
         text = str(source)
-        try:
-            parts = urlsplit(text)
-            port = parts.port  # urlsplit checks the port only when asked
-        except ValueError as err:  # "[zz]", port 99999 or 0: no browser could open it
-            raise UsageError(f"{text}: not a valid URL ({err})") from None
+        problem = url_problem(text)
+        if problem:
+            raise UsageError(f"{text}: {problem}")
+        parts = urlsplit(text)
         scheme = parts.scheme.lower()
         if scheme in ("http", "https"):
-            if not parts.hostname:
-                raise UsageError(f"{text}: URL has no host name")
-            if port == 0:
-                raise UsageError(f"{text}: not a valid URL (port 0)")
             return PageSource(url=text, navigate_url=text, is_file=False)
         if scheme == "file":
             return _local_file(Path(parts.path))

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import urlsplit
 
-from ..capture.sources import HTML_SUFFIXES, is_url, page_id_for
+from ..capture.sources import HTML_SUFFIXES, is_url, page_id_for, url_problem
 from ..errors import InputFileError, WpsError
 from ..files import reading
 from ..jsonsafe import load_nested
@@ -129,7 +129,9 @@ def _listed_pages(path: Path) -> Iterator[BatchSource]:
         if not entry or entry.startswith("#"):
             continue
         if is_url(entry):
-            yield BatchSource(entry)
+            problem = url_problem(entry)  # else its folder name or host could not be read
+            yield BatchSource(where, problem=f"{where}: {entry}: {problem}") if problem else \
+                BatchSource(entry)
             continue
         local = Path(entry).expanduser()
         try:  # the output folder's name comes from the resolved path
