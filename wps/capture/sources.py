@@ -7,8 +7,8 @@ its meta tag still names ISO-8859-1, and valid UTF-8 is almost never meant as an
 without the mark Chromium would also fall back to windows-1252 where no charset is declared). A
 document that is empty or binary is refused here (:func:`check_body`), for a web page once it has
 been served; one larger than :data:`MAX_DOCUMENT_BYTES` (decompressed) is refused while it is
-read, so that a small gzip bomb never reaches memory. :func:`prepare_source` also refuses a web page's address: every
-refusal comes before a browser is started.
+read, so that a small gzip bomb never reaches memory. :func:`prepare_source` also refuses a web
+page's address: every refusal comes before a browser is started.
 """
 
 from __future__ import annotations
