@@ -27,14 +27,14 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import PageCapture
+from ..page.tree import holds
 from ..text.sentences import sentence_share
+from .schema import POST_TYPES, declared_groups
+from .structure import is_listing, structural_groups
 
 RECORD_WORDS = ("post", "comment", "reply", "answer", "message", "review", "msg")
 """Words that name a post in class names, ids, roles and item types (matched as word prefixes:
 ``postbit``, ``comment``, ``answer-123``)."""
-RECORD_ITEM_TYPES = ("Comment", "Answer", "Question", "Review", "DiscussionForumPosting",
-                     "SocialMediaPosting")
-"""schema.org types whose items are posts."""
 PART_WORDS = frozenset({
     "body", "content", "text", "meta", "author", "header", "head", "footer", "foot", "list",
     "form", "count", "date", "time", "link", "links", "button", "title", "info", "profile",
@@ -53,7 +53,7 @@ CHROME_WORDS = frozenset({
     "badge", "profile", "postprofile", "posthead", "byline", "timestamp", "toolbar", "buttons",
     "controls", "footer", "header", "reply", "share", "like", "likes", "reactions", "report",
     "edit", "menu", "tools", "userstats", "usertitle", "postdate", "postinfo", "info", "stats",
-    "postfoot", "postfooter", "postmeta", "commentmeta", "lastedit", "editnote",
+    "postfoot", "postfooter", "postmeta", "commentmeta", "lastedit", "editnote", "creator",
 })
 SIGNATURE_WORDS = frozenset({"signature", "sig"})
 """Chrome that may hold sentences; other chrome never does (a sentence in a record's header is
@@ -114,16 +114,17 @@ def post_name(attrs: dict[str, str]) -> str | None:
     (None, None)
     """
     return _post_name(attrs.get("class", ""), _DIGITS.sub("", attrs.get("id", "")),
-                      attrs.get("role", ""), attrs.get("itemtype", ""))
+                      attrs.get("role", ""), attrs.get("itemtype", ""), attrs.get("itemprop", ""))
 
 
 @lru_cache(maxsize=4096)
-def _post_name(classes: str, element_id: str, role: str, item_type: str) -> str | None:
+def _post_name(classes: str, element_id: str, role: str, item_type: str,
+               item_prop: str = "") -> str | None:
     """:func:`post_name` of one attribute set (pages repeat theirs: cached)."""
-    for name in RECORD_ITEM_TYPES:
-        if item_type.endswith("/" + name):
-            return name
-    for name in [*classes.split(), element_id, role]:
+    name = item_type.rsplit("/", 1)[-1]
+    if name in POST_TYPES:
+        return name
+    for name in [*classes.split(), element_id, role, item_prop]:
         words = class_words(name)
         if not words or any(_is_part(word) for word in words):
             continue
@@ -160,10 +161,21 @@ def find_posts(page: PageCapture) -> PostStructure:
                 groups[(node.tag, name)].append(node.id)
     key_of: dict[int, tuple[str, str]] = {}
     for key, members in groups.items():
-        if sum(text_words[m] >= MIN_RECORD_WORDS for m in members) >= 2:
+        if (sum(text_words[m] >= MIN_RECORD_WORDS for m in members) >= 2
+                and not is_listing(page, members)):
             key_of.update(dict.fromkeys(members, key))
     is_record = np.zeros(len(nodes), dtype=bool)
     is_record[_drop_single_parts(page, key_of)] = True
+    chrome_texts: set[int] = set()
+    for group in declared_groups(page, text_words):
+        near = _near_records(page, is_record)
+        free = [member for member in group.members if not near[member]]
+        is_record[free] = True
+        chrome_texts.update(node_id for node_id in group.chrome
+                            if any(holds(page, member, node_id) for member in free))
+    for group in structural_groups(page, text_words, _near_records(page, is_record)):
+        is_record[group.members] = True
+        chrome_texts.update(group.chrome)
     record_of = np.full(len(nodes), -1, dtype=np.int64)
     part_of = ["body"] * len(nodes)
     for node in nodes:  # parents come before their children
@@ -186,8 +198,21 @@ def find_posts(page: PageCapture) -> PostStructure:
                   and (_has_word(node.attrs, SIGNATURE_WORDS)
                        or not _has_sentence(page.text_of(node.id)))):
                 part = "chrome"
-        part_of[node.id] = part
+        part_of[node.id] = "chrome" if part == "body" and node.id in chrome_texts else part
     return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+
+
+def _near_records(page: PageCapture, is_record: np.ndarray) -> np.ndarray:
+    """Per node: a record, inside one, or holding one (structure is sought elsewhere)."""
+    inside = is_record.copy()
+    for node in page.nodes:  # parents first
+        if node.parent is not None:
+            inside[node.id] |= inside[node.parent]
+    holding = is_record.copy()
+    for node in reversed(page.nodes):  # children first
+        if node.parent is not None:
+            holding[node.parent] |= holding[node.id]
+    return inside | holding
 
 
 def is_post_list(attrs: dict[str, str]) -> bool:
@@ -259,7 +284,9 @@ def _has_sentence(text: str) -> bool:
 
 
 def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
-    return names_a_word(attrs.get("class", ""), words)
+    """A class or microdata property (``itemprop="author"``) names one of ``words``."""
+    return names_a_word(f"{attrs.get('class', '')} {attrs.get('itemprop', '')}", words)
+
 
 
 def names_a_word(names: str, words: frozenset[str]) -> bool:
