@@ -145,10 +145,6 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         if not prose:
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
-        if not post and is_statistics(segment.text):
-            segment.extra["kind"] = "boilerplate"
-            _drop(segment, STATISTICS)
-            continue
         coverage = POST_RESCUE_COVERAGE if post else RESCUE_COVERAGE
         if ((post or features.sentence_share >= rules.rescue_sentence_share)
                 and set(segment.reasons) <= (POST_RESCUABLE if post else RESCUABLE)
@@ -160,6 +156,9 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
                 named = named_chrome(capture) | post_list_chrome(capture, posts)
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
+        if segment.kept and not post and is_statistics(segment.main_text):
+            segment.extra["kind"] = "boilerplate"
+            _drop(segment, STATISTICS)
     _drop_end_notices(segments)
     return verdict
 

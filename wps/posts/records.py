@@ -32,6 +32,9 @@ from ..text.sentences import sentence_share
 from .schema import POST_TYPES, declared_groups
 from .structure import is_listing, structural_groups
 
+POST_TYPE_NAMES = {name.lower(): name for name in POST_TYPES}
+"""schema.org types whose items are posts, by their names as pages write them
+(``http://schema.org/comment``)."""
 RECORD_WORDS = ("post", "comment", "reply", "answer", "message", "review", "msg")
 """Words that name a post in class names, ids, roles and item types (matched as word prefixes:
 ``postbit``, ``comment``, ``answer-123``)."""
@@ -121,9 +124,9 @@ def post_name(attrs: dict[str, str]) -> str | None:
 def _post_name(classes: str, element_id: str, role: str, item_type: str,
                item_prop: str = "") -> str | None:
     """:func:`post_name` of one attribute set (pages repeat theirs: cached)."""
-    name = item_type.rsplit("/", 1)[-1]
-    if name in POST_TYPES:
-        return name
+    name = item_type.rsplit("/", 1)[-1].lower()
+    if name in POST_TYPE_NAMES:
+        return POST_TYPE_NAMES[name]
     for name in [*classes.split(), element_id, role, item_prop]:
         words = class_words(name)
         if not words or any(_is_part(word) for word in words):

@@ -48,10 +48,17 @@ MAX_CHROME_WORDS = 40
 MIN_CHROME_SHARE = 2 / 3
 """Share of the records with chrome beside the body: a record has two parts, a paragraph one."""
 MAX_BODY_LINK_SHARE = 0.3
+MAX_BODY_LIST_SHARE = 0.5
+LIST_TAGS = frozenset({"TABLE", "UL", "OL", "DL"})
+"""A body mostly in a table or list of its own record is a tab of fields, not a post."""
+MIN_BODY_SENTENCE_SHARE = 0.4
+"""Share of the bodies' words in texts that may hold a sentence: posts are written in
+sentences, a tab of tables or a list of short fields is not."""
 HEADING_TAGS = frozenset({"H1", "H2", "H3", "H4", "H5", "H6"})
 MAX_LISTING_TEXT_WORDS = 25
 """A listing's record holds a line of text outside its links (a board's description) at most:
 the median record (and every record at most twice this)."""
+MIN_HEADLINE_WORDS = 4
 MIN_TITLED_SHARE = 2 / 3
 """Share of a listing's records that open with a title (a link or a heading)."""
 MIN_COUNTED_SHARE = 1 / 2
@@ -85,16 +92,16 @@ def structural_groups(page: PageCapture, words: np.ndarray, named: np.ndarray,
                       ) -> list[RecordGroup]:
     """Groups of unnamed records that are posts; ``words``: words under each node; ``named``: per
     node, whether it is in, or holds, a record found by name (those are left as they are)."""
-    texts_below = _text_counts(page)
+    totals = _Totals.of(page)
     groups: list[RecordGroup] = []
     taken = np.zeros(len(page.nodes), dtype=bool)
     for node in page.nodes:
-        if node.is_text:
-            continue
         if node.parent is not None and taken[node.parent]:
             taken[node.id] = True
             continue
-        for run in _runs(page, node.id, words, texts_below, named):
+        if len(page.children(node.id)) < MIN_GROUP:
+            continue
+        for run in _runs(page, node.id, words, totals, named):
             group = _posts_group(page, run)
             if group is not None:
                 groups.append(group)
@@ -102,40 +109,106 @@ def structural_groups(page: PageCapture, words: np.ndarray, named: np.ndarray,
     return groups
 
 
-def _text_counts(page: PageCapture) -> np.ndarray:
-    counts = np.array([node.is_text and bool(node.text.strip()) for node in page.nodes],
-                      dtype=np.int64)
-    for node in reversed(page.nodes):
-        if node.parent is not None:
-            counts[node.parent] += counts[node.id]
-    return counts
+MIN_SENTENCE_WORDS = 8
+"""Words of a sentence at least; also of the median body of a group of posts (a list of short
+questions with their answer counts is a listing)."""
+MAX_RUN_LINK_SHARE = 0.6
+"""A run of siblings with more of its words in links is a menu or a listing (quick test)."""
+MIN_RUN_SENTENCE_SHARE = 0.15
+"""A run of posts has at least this share of its words in texts that may hold a sentence (a
+table of short cells, a menu, a product grid have none)."""
+CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA"})
+CHROME_CONTEXTS = frozenset({"nav", "header", "footer"})
+"""Records inside the page's navigation, header or footer are its chrome (comment lists may
+stand in an ``aside``)."""
+MAX_MEMBER_WORDS = 5000
+"""A record longer than this is a page column, not a post."""
 
 
-def _runs(page: PageCapture, parent: int, words: np.ndarray, texts_below: np.ndarray,
+@dataclass(slots=True)
+class _Totals:
+    """Per node, over its subtree: text nodes, words in links, and words in text nodes that may
+    hold a sentence (8+ words and a full stop, question or exclamation mark): what rules a run of
+    siblings out before its subtrees are walked."""
+
+    texts: list[int]
+    link_words: list[int]
+    sentence_words: list[int]
+    controls: list[int]
+    """Form controls (a form's fields are not posts)."""
+
+    @classmethod
+    def of(cls, page: PageCapture) -> _Totals:
+        count = len(page.nodes)
+        texts, links, sentences, controls = [0] * count, [0] * count, [0] * count, [0] * count
+        for node in page.nodes:
+            if node.tag in CONTROL_TAGS:
+                controls[node.id] = 1
+            elif node.is_text and node.text.strip():
+                texts[node.id] = 1
+                words = len(node.text.split())
+                links[node.id] = words if "link" in node.inside else 0
+                if _may_be_sentence(node.text, words):
+                    sentences[node.id] = words
+        for node in reversed(page.nodes):
+            parent = node.parent
+            if parent is not None:
+                texts[parent] += texts[node.id]
+                links[parent] += links[node.id]
+                sentences[parent] += sentences[node.id]
+                controls[parent] += controls[node.id]
+        return cls(texts, links, sentences, controls)
+
+
+_STOP = re.compile(r"[.!?。！？]")
+
+
+def _may_be_sentence(text: str, words: int) -> bool:
+    """A text that may hold a sentence: 8+ words and a full stop, question or exclamation mark
+    (a quick test; :func:`sentence_share` is the real one)."""
+    return words >= MIN_SENTENCE_WORDS and bool(_STOP.search(text))
+
+
+def _runs(page: PageCapture, parent: int, words: np.ndarray, totals: _Totals,
           named: np.ndarray) -> list[list[_Member]]:
     """Runs of adjacent, alike element children of ``parent`` (children without text between
     them do not break a run: separators, spacers)."""
     runs: list[list[_Member]] = []
-    current: list[_Member] = []
-    for child in page.children(parent):
-        node = page.nodes[child]
-        if node.is_text:
-            if node.text.strip():
+    for tag_run in _tag_runs(page, parent, words, totals, named):
+        run_words = sum(int(words[child]) for child in tag_run)
+        if (sum(totals.sentence_words[child] for child in tag_run)
+                < MIN_RUN_SENTENCE_SHARE * run_words
+                or sum(totals.link_words[child] for child in tag_run)
+                > MAX_RUN_LINK_SHARE * run_words):
+            continue
+        current: list[_Member] = []
+        for child in tag_run:
+            member = _Member(child, _block_texts(page, child))
+            if current and _jaccard(current[-1].paths, member.paths) < MIN_SIMILARITY:
                 runs.append(current)
                 current = []
-            continue
-        if words[child] == 0:
-            continue
-        if named[child] or words[child] < MIN_MEMBER_WORDS or texts_below[child] < 2:
+            current.append(member)
+        runs.append(current)
+    return [run for run in runs if len(run) >= MIN_GROUP]
+
+
+def _tag_runs(page: PageCapture, parent: int, words: np.ndarray, totals: _Totals,
+              named: np.ndarray) -> list[list[int]]:
+    """Runs of adjacent element children of one tag, each with two texts or more."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for child in page.children(parent):
+        node = page.nodes[child]
+        if words[child] == 0 and not (node.is_text and node.text.strip()):
+            continue  # separators and spacers do not break a run
+        member = not (node.is_text or named[child] or totals.texts[child] < 2
+                      or not MIN_MEMBER_WORDS <= words[child] <= MAX_MEMBER_WORDS
+                      or totals.controls[child] or node.inside & CHROME_CONTEXTS)
+        if not member or current and page.nodes[current[-1]].tag != node.tag:
             runs.append(current)
             current = []
-            continue
-        member = _Member(child, _block_texts(page, child))
-        if current and not (page.nodes[current[-1].node].tag == node.tag
-                            and _jaccard(current[-1].paths, member.paths) >= MIN_SIMILARITY):
-            runs.append(current)
-            current = []
-        current.append(member)
+        if member:
+            current.append(child)
     runs.append(current)
     return [run for run in runs if len(run) >= MIN_GROUP]
 
@@ -164,29 +237,33 @@ def _jaccard(first: frozenset, second: frozenset) -> float:
 
 
 def _posts_group(page: PageCapture, run: list[_Member]) -> RecordGroup | None:
-    """The run as a group of posts, or ``None`` when its records are not posts."""
+    """The run as a group of posts (with the replies nested in them), or ``None`` when its
+    records are not posts."""
     totals: dict[tuple[str, ...], int] = {}
     for member in run:
         for _, path, count in member.texts:
             totals[path] = totals.get(path, 0) + count
     body_path = max(totals, key=totals.__getitem__)
-    body_words = link_words = 0
-    chrome: list[int] = []
+    body_words = link_words = titled = sentence_words = listed_words = 0
     chrome_words: list[int] = []
     body_texts: list[str] = []
+    member_body_words: list[int] = []
     for member in run:
         in_body = _body_texts(page, member, body_path)
         words = 0
         text = []
-        for node_id, _, count in member.texts:
+        for node_id, path, count in member.texts:
             if node_id in in_body:
                 text.append(page.nodes[node_id].text)
                 body_words += count
+                sentence_words += count if _may_be_sentence(page.nodes[node_id].text, count) else 0
+                listed_words += count if LIST_TAGS.intersection(path) else 0
                 link_words += count if "link" in page.nodes[node_id].inside else 0
             else:
                 words += count
-                if not sentence_share(page.nodes[node_id].text):
-                    chrome.append(node_id)
+        titled += _titled(page, member, in_body)
+        member_body_words.append(sum(count for node_id, _, count in member.texts
+                                     if node_id in in_body))
         chrome_words.append(words)
         body_texts.append(" ".join(text))
     all_words = body_words + sum(chrome_words)
@@ -194,15 +271,69 @@ def _posts_group(page: PageCapture, run: list[_Member]) -> RecordGroup | None:
             or sum(count > 0 for count in chrome_words) < MIN_CHROME_SHARE * len(run)
             or float(np.median(chrome_words)) > MAX_CHROME_WORDS
             or link_words > MAX_BODY_LINK_SHARE * body_words
-            or not any(sentence_share(text) > 0 for text in body_texts)):
+            or sentence_words < MIN_BODY_SENTENCE_SHARE * body_words
+            or listed_words > MAX_BODY_LIST_SHARE * body_words
+            or float(np.median(member_body_words)) < MIN_SENTENCE_WORDS
+            or not any(sentence_share(text) > 0 for text in body_texts)
+            or titled >= MIN_TITLED_SHARE * len(run)):  # sections, teasers under headlines
         return None
     members = [member.node for member in run]
-    if sum(_opens_with_heading(page, member) for member in members) >= \
-            MIN_TITLED_SHARE * len(members):
-        return None  # an article's sections, or teasers under their headlines
     if is_listing(page, members):
         return None
-    return RecordGroup(members, chrome)
+    records = [*run, *_replies(page, run, body_path)]
+    nested = {record.node for record in records}
+    chrome = []
+    for record in records:
+        in_body = _body_texts(page, record, body_path)
+        chrome.extend(node_id for node_id, _, _ in record.texts
+                      if node_id not in in_body and not sentence_share(page.nodes[node_id].text)
+                      and _innermost(page, node_id, nested) == record.node)
+    return RecordGroup(sorted(nested), chrome)
+
+
+def _replies(page: PageCapture, run: list[_Member], body_path: tuple[str, ...],
+             ) -> list[_Member]:
+    """Elements nested in the records, of their tag, alike, outside their bodies and with a
+    body of their own on the body path: replies (a threaded comment list nests each reply in
+    the comment it answers, after its body)."""
+    tag = page.nodes[run[0].node].tag
+    paths = frozenset().union(*(member.paths for member in run))
+    replies = []
+    for member in run:
+        body = _body_texts(page, member, body_path)
+        for node_id in page.descendants(member.node):
+            if page.nodes[node_id].tag != tag:
+                continue
+            reply = _Member(node_id, _block_texts(page, node_id))
+            own = {text for text, path, _ in reply.texts if path == body_path}
+            if (len(reply.texts) >= 2 and own and not own & body
+                    and _jaccard(reply.paths, paths) >= MIN_SIMILARITY):
+                replies.append(reply)
+    return replies
+
+
+def _innermost(page: PageCapture, node_id: int, records: set[int]) -> int:
+    """The innermost of ``records`` that holds ``node_id`` (-1: none)."""
+    current: int | None = node_id
+    while current is not None:
+        if current in records:
+            return current
+        current = page.nodes[current].parent
+    return -1
+
+
+def _titled(page: PageCapture, member: _Member, body: set[int]) -> bool:
+    """A title before the body: text in a heading, or a headline link (four words or more,
+    hardly any digits: not an author's name, not a date)."""
+    for node_id, _, count in member.texts:
+        if node_id in body:
+            return False
+        node = page.nodes[node_id]
+        if _under_heading(page, node_id, member.node) or (
+                "link" in node.inside and count >= MIN_HEADLINE_WORDS
+                and sum(any(ch.isdigit() for ch in word) for word in node.text.split()) <= 1):
+            return True
+    return False
 
 
 def _body_texts(page: PageCapture, member: _Member, body_path: tuple[str, ...]) -> set[int]:
@@ -219,16 +350,6 @@ def _body_texts(page: PageCapture, member: _Member, body_path: tuple[str, ...]) 
         return set(on_path)
     return {node_id for node_id in page.descendants(body) if page.nodes[node_id].is_text}
 
-
-
-def _first_text(page: PageCapture, member: int) -> int | None:
-    return next((node_id for node_id in page.descendants(member)
-                 if page.nodes[node_id].is_text and page.nodes[node_id].text.strip()), None)
-
-
-def _opens_with_heading(page: PageCapture, member: int) -> bool:
-    first = _first_text(page, member)
-    return first is not None and _under_heading(page, first, member)
 
 
 def _under_heading(page: PageCapture, node_id: int, stop: int) -> bool:
