@@ -242,21 +242,23 @@ def _is_post_list(classes: str, element_id: str) -> bool:
 
 def post_list_chrome(page: PageCapture, posts: PostStructure) -> np.ndarray:
     """Per node: text of a list of posts outside its posts (its heading, "Comments are closed.",
-    "0 reviews for this item.", the reply form's labels): lists that hold posts, and lists of
-    at most :data:`MAX_EMPTY_LIST_WORDS` words that hold none."""
+    "0 reviews for this item.", the reply form's labels): in lists where that text is at most
+    :data:`MAX_EMPTY_LIST_WORDS` words or less than the posts found in them (more is posts
+    that were not found, not the list's chrome)."""
     nodes = page.nodes
     holder = np.full(len(nodes), -1, dtype=np.int64)  # innermost list of posts around a node
     for node in nodes:  # parents come before their children
         above = int(holder[node.parent]) if node.parent is not None else -1
         holder[node.id] = node.id if node.attrs and is_post_list(node.attrs) else above
     outside = posts.record_of < 0
-    has_posts = set(int(holder[record]) for record in posts.records)
     loose_words: dict[int, int] = defaultdict(int)
+    post_words: dict[int, int] = defaultdict(int)
     for node in nodes:
-        if node.is_text and holder[node.id] >= 0 and outside[node.id]:
-            loose_words[int(holder[node.id])] += len(node.text.split())
+        if node.is_text and holder[node.id] >= 0:
+            words = post_words if not outside[node.id] else loose_words
+            words[int(holder[node.id])] += len(node.text.split())
     chrome_lists = {held for held, words in loose_words.items()
-                    if held in has_posts or words <= MAX_EMPTY_LIST_WORDS}
+                    if words <= max(MAX_EMPTY_LIST_WORDS, post_words[held])}
     return outside & np.isin(holder, list(chrome_lists))
 
 

@@ -48,6 +48,7 @@ MAX_CHROME_WORDS = 40
 MIN_CHROME_SHARE = 2 / 3
 """Share of the records with chrome beside the body: a record has two parts, a paragraph one."""
 MAX_BODY_LINK_SHARE = 0.3
+MIN_BODY_CHILD_SHARE = 0.75
 MAX_BODY_LIST_SHARE = 0.5
 LIST_TAGS = frozenset({"TABLE", "UL", "OL", "DL"})
 """A body mostly in a table or list of its own record is a tab of fields, not a post."""
@@ -338,18 +339,27 @@ def _titled(page: PageCapture, member: _Member, body: set[int]) -> bool:
 
 def _body_texts(page: PageCapture, member: _Member, body_path: tuple[str, ...]) -> set[int]:
     """The member's body text nodes: all below the lowest element that holds the texts on the
-    body path, or (when that is the member itself) those on the path."""
-    on_path = [node_id for node_id, path, _ in member.texts if path == body_path]
-    chains = [chain_below(page, node_id, member.node)[:-1] for node_id in on_path]
+    body path (within the member's child that holds most of their words, when one holds
+    :data:`MIN_BODY_CHILD_SHARE` of them: an author box and a body box of one tag), or (when
+    that is the member itself) those on the path."""
+    on_path = [(node_id, count) for node_id, path, count in member.texts if path == body_path]
+    chains = [chain_below(page, node_id, member.node)[:-1] for node_id, _ in on_path]
+    by_child: dict[int, int] = {}
+    for chain, (_, count) in zip(chains, on_path):
+        if chain:
+            by_child[chain[0]] = by_child.get(chain[0], 0) + count
+    if by_child:
+        child = max(by_child, key=by_child.__getitem__)
+        if by_child[child] >= MIN_BODY_CHILD_SHARE * sum(count for _, count in on_path):
+            chains = [chain for chain in chains if chain and chain[0] == child]
     body = member.node
     for level in zip(*chains):
         if any(step != level[0] for step in level):
             break
         body = level[0]
     if body == member.node:
-        return set(on_path)
+        return {node_id for node_id, _ in on_path}
     return {node_id for node_id in page.descendants(body) if page.nodes[node_id].is_text}
-
 
 
 def _under_heading(page: PageCapture, node_id: int, stop: int) -> bool:
