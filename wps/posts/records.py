@@ -9,6 +9,12 @@ but do not call their items posts); a name made with a part word (``comment-body
 ``comments-area``) is a part or a list, not a post. A reply nested inside a post is its own
 record: every node belongs to its innermost record.
 
+Names are one kind of evidence; two others carry to sites whose names say nothing. Posts the
+page declares in JSON-LD (:mod:`.schema`) are found by their text, and repeated sibling records
+that hold prose plus short chrome (:mod:`.structure`, the MDR/DEPTA idea) by their shape, where
+no named record is. A group of named records that is a listing (a board index's rows:
+:func:`.structure.is_listing`) is not posts.
+
 Inside a record, a quote is a ``blockquote`` or an element whose classes name a quote; chrome is
 a ``header``/``footer``/``aside`` or an element whose classes name author, user, date,
 signature, actions and the like, without a sentence in it (signatures aside). Both hold less
