@@ -29,13 +29,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import PageCapture
+from ..model import Node, PageCapture
 from ..page.tree import chain_below
 from ..segmenters.geometry import INLINE_TAGS
 from ..text.sentences import sentence_share, word_count
 
-MIN_GROUP = 2
-"""Records a group needs (a thread of two posts is a thread)."""
+MIN_GROUP = 3
+"""Records a group of unnamed siblings needs: two alike boxes are as often a pair of dialogs or
+calls to action as a thread (named and declared posts need two)."""
+MIN_LISTING = 2
+"""Records a listing needs."""
 MIN_SIMILARITY = 0.4
 """Jaccard overlap of two adjacent siblings' block paths for them to be records of one group."""
 MIN_MEMBER_WORDS = 3
@@ -48,6 +51,9 @@ MAX_CHROME_WORDS = 40
 MIN_CHROME_SHARE = 2 / 3
 """Share of the records with chrome beside the body: a record has two parts, a paragraph one."""
 MAX_BODY_LINK_SHARE = 0.3
+MIN_LONGEST_BODY_WORDS = 20
+"""The longest body of a group of posts has this many words at least (a row of one-line boxes
+is calls to action or notices, not a thread)."""
 MIN_BODY_CHILD_SHARE = 0.75
 MAX_BODY_LIST_SHARE = 0.5
 LIST_TAGS = frozenset({"TABLE", "UL", "OL", "DL"})
@@ -60,6 +66,7 @@ MAX_LISTING_TEXT_WORDS = 25
 """A listing's record holds a line of text outside its links (a board's description) at most:
 the median record (and every record at most twice this)."""
 MIN_HEADLINE_WORDS = 4
+MAX_HEADLINE_NUMBER_SHARE = 0.25
 MIN_TITLED_SHARE = 2 / 3
 """Share of a listing's records that open with a title (a link or a heading)."""
 MIN_COUNTED_SHARE = 1 / 2
@@ -118,6 +125,8 @@ MAX_RUN_LINK_SHARE = 0.6
 MIN_RUN_SENTENCE_SHARE = 0.15
 """A run of posts has at least this share of its words in texts that may hold a sentence (a
 table of short cells, a menu, a product grid have none)."""
+PHRASING_TAGS = frozenset({"P", "H1", "H2", "H3", "H4", "H5", "H6", "PRE", "ADDRESS"})
+"""Elements that hold only phrasing content: paragraphs, never posts with chrome."""
 CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA"})
 CHROME_CONTEXTS = frozenset({"nav", "header", "footer"})
 """Records inside the page's navigation, header or footer are its chrome (comment lists may
@@ -202,7 +211,8 @@ def _tag_runs(page: PageCapture, parent: int, words: np.ndarray, totals: _Totals
         node = page.nodes[child]
         if words[child] == 0 and not (node.is_text and node.text.strip()):
             continue  # separators and spacers do not break a run
-        member = not (node.is_text or named[child] or totals.texts[child] < 2
+        member = not (node.is_text or node.tag in PHRASING_TAGS or named[child]
+                      or totals.texts[child] < 2
                       or not MIN_MEMBER_WORDS <= words[child] <= MAX_MEMBER_WORDS
                       or totals.controls[child] or node.inside & CHROME_CONTEXTS)
         if not member or current and page.nodes[current[-1]].tag != node.tag:
@@ -226,10 +236,16 @@ def _block_texts(page: PageCapture, member: int) -> list[tuple[int, tuple[str, .
             if node.text.strip():
                 out.append((node_id, path, word_count(node.text)))
             continue
-        if node.tag not in INLINE_TAGS and len(path) < MAX_PATH_DEPTH:
+        if not _inline(node) and len(path) < MAX_PATH_DEPTH:
             path = (*path, node.tag)
         stack.extend((child, path) for child in reversed(page.children(node_id)))
     return out
+
+
+def _inline(node: Node) -> bool:
+    """An element that flows inside a line: by its computed display, else by its tag."""
+    display = node.style.get("display")
+    return display == "inline" if display else node.tag in INLINE_TAGS
 
 
 def _jaccard(first: frozenset, second: frozenset) -> float:
@@ -275,6 +291,7 @@ def _posts_group(page: PageCapture, run: list[_Member]) -> RecordGroup | None:
             or sentence_words < MIN_BODY_SENTENCE_SHARE * body_words
             or listed_words > MAX_BODY_LIST_SHARE * body_words
             or float(np.median(member_body_words)) < MIN_SENTENCE_WORDS
+            or max(member_body_words) < MIN_LONGEST_BODY_WORDS
             or not any(sentence_share(text) > 0 for text in body_texts)
             or titled >= MIN_TITLED_SHARE * len(run)):  # sections, teasers under headlines
         return None
@@ -325,14 +342,15 @@ def _innermost(page: PageCapture, node_id: int, records: set[int]) -> int:
 
 def _titled(page: PageCapture, member: _Member, body: set[int]) -> bool:
     """A title before the body: text in a heading, or a headline link (four words or more,
-    hardly any digits: not an author's name, not a date)."""
+    few of them numbers: not an author's name, not a date)."""
     for node_id, _, count in member.texts:
         if node_id in body:
             return False
         node = page.nodes[node_id]
         if _under_heading(page, node_id, member.node) or (
                 "link" in node.inside and count >= MIN_HEADLINE_WORDS
-                and sum(any(ch.isdigit() for ch in word) for word in node.text.split()) <= 1):
+                and sum(any(ch.isdigit() for ch in word) for word in node.text.split())
+                <= MAX_HEADLINE_NUMBER_SHARE * count):
             return True
     return False
 
@@ -394,7 +412,7 @@ def is_listing(page: PageCapture, members: list[int]) -> bool:
         counted += any(_is_count(page.nodes[node_id].text) for node_id in texts)
         loose.append(sum(word_count(page.nodes[node_id].text) for node_id in texts
                          if "link" not in page.nodes[node_id].inside))
-    return (len(loose) >= MIN_GROUP and titled >= MIN_TITLED_SHARE * len(members)
+    return (len(loose) >= MIN_LISTING and titled >= MIN_TITLED_SHARE * len(members)
             and counted >= MIN_COUNTED_SHARE * len(members)
             and float(np.median(loose)) <= MAX_LISTING_TEXT_WORDS
             and max(loose) <= 2 * MAX_LISTING_TEXT_WORDS)
