@@ -36,7 +36,7 @@ from ..model import PageCapture
 from ..page.tree import holds
 from ..text.sentences import sentence_share
 from .schema import POST_TYPES, declared_groups
-from .structure import is_listing, structural_groups
+from .structure import SubtreeTotals, is_listing, structural_groups
 
 POST_TYPE_NAMES = {name.lower(): name for name in POST_TYPES}
 """schema.org types whose items are posts, by their names as pages write them
@@ -161,7 +161,8 @@ def find_posts(page: PageCapture) -> PostStructure:
     and alternating classes (``even``/``odd``) must not split a thread.
     """
     nodes = page.nodes
-    text_words = subtree_words(page)
+    totals = SubtreeTotals.of(page)
+    text_words = totals.words
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for node in nodes:
         if not node.is_text and node.attrs:
@@ -171,7 +172,7 @@ def find_posts(page: PageCapture) -> PostStructure:
     key_of: dict[int, tuple[str, str]] = {}
     for key, members in groups.items():
         if (sum(text_words[m] >= MIN_RECORD_WORDS for m in members) >= 2
-                and not is_listing(page, members)):
+                and not is_listing(page, members, totals)):
             key_of.update(dict.fromkeys(members, key))
     is_record = np.zeros(len(nodes), dtype=bool)
     is_record[_drop_single_parts(page, key_of)] = True
@@ -182,7 +183,7 @@ def find_posts(page: PageCapture) -> PostStructure:
         is_record[free] = True
         chrome_texts.update(node_id for node_id in group.chrome
                             if any(holds(page, member, node_id) for member in free))
-    for group in structural_groups(page, text_words, _near_records(page, is_record)):
+    for group in structural_groups(page, totals, _near_records(page, is_record)):
         is_record[group.members] = True
         chrome_texts.update(group.chrome)
     record_of = np.full(len(nodes), -1, dtype=np.int64)
@@ -213,15 +214,17 @@ def find_posts(page: PageCapture) -> PostStructure:
 
 def _near_records(page: PageCapture, is_record: np.ndarray) -> np.ndarray:
     """Per node: a record, inside one, or holding one (structure is sought elsewhere)."""
-    inside = is_record.copy()
+    if not is_record.any():
+        return is_record.copy()
+    inside = is_record.tolist()
     for node in page.nodes:  # parents first
-        if node.parent is not None:
-            inside[node.id] |= inside[node.parent]
-    holding = is_record.copy()
+        if node.parent is not None and inside[node.parent]:
+            inside[node.id] = True
+    holding = is_record.tolist()
     for node in reversed(page.nodes):  # children first
-        if node.parent is not None:
-            holding[node.parent] |= holding[node.id]
-    return inside | holding
+        if node.parent is not None and holding[node.id]:
+            holding[node.parent] = True
+    return np.array(inside, dtype=bool) | np.array(holding, dtype=bool)
 
 
 def is_post_list(attrs: dict[str, str]) -> bool:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Node, PageCapture
+from ..model import TEXT_TAG, Node, PageCapture
 from ..page.tree import chain_below
 from ..segmenters.geometry import INLINE_TAGS
 from ..text.sentences import sentence_share, word_count
@@ -96,25 +96,36 @@ class _Member:
         return frozenset(path for _, path, _ in self.texts)
 
 
-def structural_groups(page: PageCapture, words: np.ndarray, named: np.ndarray,
+def structural_groups(page: PageCapture, totals: SubtreeTotals, named: np.ndarray,
                       ) -> list[RecordGroup]:
-    """Groups of unnamed records that are posts; ``words``: words under each node; ``named``: per
-    node, whether it is in, or holds, a record found by name (those are left as they are)."""
-    totals = _Totals.of(page)
+    """Groups of unnamed records that are posts; ``totals``: :meth:`SubtreeTotals.of` the page;
+    ``named``: per node, whether it is in, or holds, a record found by name (those are left as
+    they are)."""
+    words = totals.words
+    eligible = ((totals.texts >= 2) & (words >= MIN_MEMBER_WORDS) & (words <= MAX_MEMBER_WORDS)
+                & ~named & totals.member_tag & (totals.controls == 0))
+    parents = totals.parent[eligible]
+    counts = np.bincount(parents[parents >= 0], minlength=len(page.nodes))
     groups: list[RecordGroup] = []
-    taken = np.zeros(len(page.nodes), dtype=bool)
-    for node in page.nodes:
-        if node.parent is not None and taken[node.parent]:
-            taken[node.id] = True
+    taken: set[int] = set()
+    for parent in np.flatnonzero(counts >= MIN_GROUP).tolist():  # document order
+        if taken and _inside_any(page, parent, taken):
             continue
-        if len(page.children(node.id)) < MIN_GROUP:
-            continue
-        for run in _runs(page, node.id, words, totals, named):
-            group = _posts_group(page, run)
+        for run in _runs(page, parent, eligible, totals):
+            group = _posts_group(page, run, totals)
             if group is not None:
                 groups.append(group)
-                taken[group.members] = True
+                taken.update(group.members)
     return groups
+
+
+def _inside_any(page: PageCapture, node_id: int, members: set[int]) -> bool:
+    current: int | None = node_id
+    while current is not None:
+        if current in members:
+            return True
+        current = page.nodes[current].parent
+    return False
 
 
 MIN_SENTENCE_WORDS = 8
@@ -136,38 +147,55 @@ MAX_MEMBER_WORDS = 5000
 
 
 @dataclass(slots=True)
-class _Totals:
-    """Per node, over its subtree: text nodes, words in links, and words in text nodes that may
-    hold a sentence (8+ words and a full stop, question or exclamation mark): what rules a run of
-    siblings out before its subtrees are walked."""
+class SubtreeTotals:
+    """Per node, over its subtree: words, text nodes, words in links, words in text nodes that may hold
+    a sentence (8+ words and a full stop, question or exclamation mark) and form controls: what
+    rules a run of siblings out before its subtrees are walked. Sums go up one depth level at a
+    time (``numpy.add.at``), not node by node."""
 
-    texts: list[int]
-    link_words: list[int]
-    sentence_words: list[int]
-    controls: list[int]
+    words: np.ndarray
+    parent: np.ndarray
+    texts: np.ndarray
+    link_words: np.ndarray
+    sentence_words: np.ndarray
+    controls: np.ndarray
     """Form controls (a form's fields are not posts)."""
+    member_tag: np.ndarray
+    """An element that may be a record: not text, not a paragraph, not in the page's chrome."""
 
     @classmethod
-    def of(cls, page: PageCapture) -> _Totals:
-        count = len(page.nodes)
-        texts, links, sentences, controls = [0] * count, [0] * count, [0] * count, [0] * count
-        for node in page.nodes:
-            if node.tag in CONTROL_TAGS:
-                controls[node.id] = 1
-            elif node.is_text and node.text.strip():
-                texts[node.id] = 1
-                words = len(node.text.split())
-                links[node.id] = words if "link" in node.inside else 0
-                if _may_be_sentence(node.text, words):
-                    sentences[node.id] = words
-        for node in reversed(page.nodes):
-            parent = node.parent
-            if parent is not None:
-                texts[parent] += texts[node.id]
-                links[parent] += links[node.id]
-                sentences[parent] += sentences[node.id]
-                controls[parent] += controls[node.id]
-        return cls(texts, links, sentences, controls)
+    def of(cls, page: PageCapture) -> SubtreeTotals:
+        size = len(page.nodes)
+        words, texts, links = [0] * size, [0] * size, [0] * size
+        sentences, controls = [0] * size, [0] * size
+        parent, depth, member_tag = [-1] * size, [0] * size, [False] * size
+        for node in page.nodes:  # parents first
+            node_id, tag, up = node.id, node.tag, node.parent
+            if up is not None:
+                parent[node_id] = up
+                depth[node_id] = depth[up] + 1
+            if tag == TEXT_TAG:
+                count = len(node.text.split())
+                if count:
+                    words[node_id] = count
+                    texts[node_id] = 1
+                    if "link" in node.inside:
+                        links[node_id] = count
+                    if count >= MIN_SENTENCE_WORDS and _STOP.search(node.text):
+                        sentences[node_id] = count
+            elif tag in CONTROL_TAGS:
+                controls[node_id] = 1
+            else:
+                member_tag[node_id] = (tag not in PHRASING_TAGS
+                                       and not node.inside & CHROME_CONTEXTS)
+        own = np.array([words, texts, links, sentences, controls], dtype=np.int64)
+        ups, levels = np.array(parent, dtype=np.int64), np.array(depth, dtype=np.int64)
+        order = np.argsort(-levels, kind="stable")
+        for level in np.split(order, np.flatnonzero(np.diff(levels[order])) + 1):
+            above = ups[level]  # deepest level first; roots have no parent
+            keep = above >= 0
+            np.add.at(own, (slice(None), above[keep]), own[:, level[keep]])
+        return cls(own[0], ups, own[1], own[2], own[3], own[4], np.array(member_tag, dtype=bool))
 
 
 _STOP = re.compile(r"[.!?。！？]")
@@ -179,17 +207,15 @@ def _may_be_sentence(text: str, words: int) -> bool:
     return words >= MIN_SENTENCE_WORDS and bool(_STOP.search(text))
 
 
-def _runs(page: PageCapture, parent: int, words: np.ndarray, totals: _Totals,
-          named: np.ndarray) -> list[list[_Member]]:
+def _runs(page: PageCapture, parent: int, eligible: np.ndarray, totals: SubtreeTotals,
+          ) -> list[list[_Member]]:
     """Runs of adjacent, alike element children of ``parent`` (children without text between
     them do not break a run: separators, spacers)."""
     runs: list[list[_Member]] = []
-    for tag_run in _tag_runs(page, parent, words, totals, named):
-        run_words = sum(int(words[child]) for child in tag_run)
-        if (sum(totals.sentence_words[child] for child in tag_run)
-                < MIN_RUN_SENTENCE_SHARE * run_words
-                or sum(totals.link_words[child] for child in tag_run)
-                > MAX_RUN_LINK_SHARE * run_words):
+    for tag_run in _tag_runs(page, parent, eligible, totals):
+        run_words = sum(int(totals.words[child]) for child in tag_run)
+        if (int(totals.sentence_words[tag_run].sum()) < MIN_RUN_SENTENCE_SHARE * run_words
+                or int(totals.link_words[tag_run].sum()) > MAX_RUN_LINK_SHARE * run_words):
             continue
         current: list[_Member] = []
         for child in tag_run:
@@ -202,20 +228,16 @@ def _runs(page: PageCapture, parent: int, words: np.ndarray, totals: _Totals,
     return [run for run in runs if len(run) >= MIN_GROUP]
 
 
-def _tag_runs(page: PageCapture, parent: int, words: np.ndarray, totals: _Totals,
-              named: np.ndarray) -> list[list[int]]:
-    """Runs of adjacent element children of one tag, each with two texts or more."""
+def _tag_runs(page: PageCapture, parent: int, eligible: np.ndarray, totals: SubtreeTotals,
+              ) -> list[list[int]]:
+    """Runs of adjacent eligible element children of one tag."""
     runs: list[list[int]] = []
     current: list[int] = []
     for child in page.children(parent):
-        node = page.nodes[child]
-        if words[child] == 0 and not (node.is_text and node.text.strip()):
+        if not totals.texts[child]:
             continue  # separators and spacers do not break a run
-        member = not (node.is_text or node.tag in PHRASING_TAGS or named[child]
-                      or totals.texts[child] < 2
-                      or not MIN_MEMBER_WORDS <= words[child] <= MAX_MEMBER_WORDS
-                      or totals.controls[child] or node.inside & CHROME_CONTEXTS)
-        if not member or current and page.nodes[current[-1]].tag != node.tag:
+        member = bool(eligible[child])
+        if not member or current and page.nodes[current[-1]].tag != page.nodes[child].tag:
             runs.append(current)
             current = []
         if member:
@@ -253,14 +275,15 @@ def _jaccard(first: frozenset, second: frozenset) -> float:
     return len(first & second) / union if union else 0.0
 
 
-def _posts_group(page: PageCapture, run: list[_Member]) -> RecordGroup | None:
+def _posts_group(page: PageCapture, run: list[_Member], totals: SubtreeTotals,
+                 ) -> RecordGroup | None:
     """The run as a group of posts (with the replies nested in them), or ``None`` when its
     records are not posts."""
-    totals: dict[tuple[str, ...], int] = {}
+    path_words: dict[tuple[str, ...], int] = {}
     for member in run:
         for _, path, count in member.texts:
-            totals[path] = totals.get(path, 0) + count
-    body_path = max(totals, key=totals.__getitem__)
+            path_words[path] = path_words.get(path, 0) + count
+    body_path = max(path_words, key=path_words.__getitem__)
     body_words = link_words = titled = sentence_words = listed_words = 0
     chrome_words: list[int] = []
     body_texts: list[str] = []
@@ -296,7 +319,7 @@ def _posts_group(page: PageCapture, run: list[_Member]) -> RecordGroup | None:
             or titled >= MIN_TITLED_SHARE * len(run)):  # sections, teasers under headlines
         return None
     members = [member.node for member in run]
-    if is_listing(page, members):
+    if is_listing(page, members, totals):
         return None
     records = [*run, *_replies(page, run, body_path)]
     nested = {record.node for record in records}
@@ -396,10 +419,14 @@ def _is_count(text: str) -> bool:
             and not any(_COUNT.match(word) for word in words[:-1]))
 
 
-def is_listing(page: PageCapture, members: list[int]) -> bool:
+def is_listing(page: PageCapture, members: list[int], totals: SubtreeTotals) -> bool:
     """Records of a listing, not posts: most open with a title (a link or a heading), hold a
     line of text outside their links at most, and many show a count (a number on its own: a
     board's topics and posts, a story's comments)."""
+    outside_links = totals.words[members] - totals.link_words[members]
+    if (len(members) < MIN_LISTING or float(np.median(outside_links)) > MAX_LISTING_TEXT_WORDS
+            or outside_links.max() > 2 * MAX_LISTING_TEXT_WORDS):
+        return False  # (as counted by spaces: a quick test before the subtrees are walked)
     titled = counted = 0
     loose: list[int] = []
     for member in members:
