@@ -153,7 +153,17 @@ def _is_part(word: str) -> bool:
     return False
 
 
-def find_posts(page: PageCapture) -> PostStructure:
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Which evidence finds records: names (classes, ids, roles, microdata), posts declared in
+    JSON-LD, repeated structure. All on by default; one off measures what the others find."""
+
+    names: bool = True
+    declared: bool = True
+    structure: bool = True
+
+
+def find_posts(page: PageCapture, evidence: Evidence = Evidence()) -> PostStructure:
     """Records, and each node's record and part.
 
     Elements named as posts are grouped by tag and name over the whole page, not only among
@@ -164,7 +174,7 @@ def find_posts(page: PageCapture) -> PostStructure:
     totals = SubtreeTotals.of(page)
     text_words = totals.words
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for node in nodes:
+    for node in nodes if evidence.names else ():
         if not node.is_text and node.attrs:
             name = post_name(node.attrs)
             if name is not None:
@@ -177,13 +187,15 @@ def find_posts(page: PageCapture) -> PostStructure:
     is_record = np.zeros(len(nodes), dtype=bool)
     is_record[_drop_single_parts(page, key_of)] = True
     chrome_texts: set[int] = set()
-    for group in declared_groups(page, text_words):
+    for group in declared_groups(page, text_words) if evidence.declared else ():
         near = _near_records(page, is_record)
         free = [member for member in group.members if not near[member]]
         is_record[free] = True
         chrome_texts.update(node_id for node_id in group.chrome
                             if any(holds(page, member, node_id) for member in free))
-    for group in structural_groups(page, totals, _near_records(page, is_record)):
+    structure = (structural_groups(page, totals, _near_records(page, is_record))
+                 if evidence.structure else ())
+    for group in structure:
         is_record[group.members] = True
         chrome_texts.update(group.chrome)
     record_of = np.full(len(nodes), -1, dtype=np.int64)
