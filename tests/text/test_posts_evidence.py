@@ -163,3 +163,18 @@ def test_statistics_box_and_site_notice_are_not_prose(text_browser, tmp_path):
     for leak in ("users online", "1067", "51236", "Powered by", "BoardSoft", "Crawlwise",
                  "All rights reserved"):
         assert leak not in kept, leak
+
+
+def test_declared_posts_read_what_they_can_of_bad_json_ld():
+    """A page's JSON-LD is untrusted: broken, absurdly nested or oddly typed blocks are skipped
+    or read as far as they make sense, never raised."""
+    from wps.posts.schema import declared_posts
+
+    def block(body: str) -> str:
+        return f"<script type='application/ld+json'>{body}</script>"
+
+    good = {"@graph": [{"@type": ["Thing", "https://schema.org/Answer"],
+                        "text": "Rye needs <b>more</b> water &amp; a longer rest."},
+                       {"@type": "Comment", "text": 42}, {"@type": None}, "stray"]}
+    page = (block("{not json") + block("[" * 100_000 + "]" * 100_000) + block(json.dumps(good)))
+    assert declared_posts(page) == ["Rye needs  more  water & a longer rest."]

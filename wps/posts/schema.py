@@ -33,8 +33,9 @@ MATCH_CHARS = 40
 """Characters of a declared text's start and end looked for in the page's text."""
 MAX_CHROME_WORDS = 40
 """A record holds at most this many words beside its body (name, date, buttons)."""
-_JSON_LD = re.compile(r"<script[^>]*type\s*=\s*[\"']?application/ld\+json[\"']?[^>]*>(.*?)</script>",
-                      re.IGNORECASE | re.DOTALL)
+_JSON_LD = re.compile(
+    r"<script[^>]*type\s*=\s*[\"']?application/ld\+json[\"']?[^>]*>(.*?)</script>",
+    re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -43,8 +44,8 @@ def declared_posts(page_html: str) -> list[str]:
     texts = []
     for block in _JSON_LD.findall(page_html):
         try:
-            data = json.loads(html.unescape(block.strip()) if "&quot;" in block else block)
-        except ValueError:
+            data = json.loads(block)
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             continue
         for item in _items(data):
             types = item.get("@type")
@@ -91,10 +92,10 @@ def declared_groups(page: PageCapture, words: np.ndarray) -> list[RecordGroup]:
     if not spans:
         return []
     members, chrome = [], []
-    first_texts = {start for start, _ in spans}
+    starts_below = _count_below(page, {start for start, _ in spans})
     for start, end in spans:
-        record = _record(page, start, end, words, first_texts)
-        body = {node_id for node_id in ids if start <= node_id <= end}
+        record = _record(page, start, end, words, starts_below)
+        body = set(range(start, end + 1))
         members.append(record)
         chrome.extend(node_id for node_id in page.descendants(record)
                       if page.nodes[node_id].is_text and page.nodes[node_id].text.strip()
@@ -119,8 +120,17 @@ def _find(joined: str, text: str, starts: np.ndarray) -> tuple[int, int] | None:
     return first, last
 
 
+def _count_below(page: PageCapture, marked: set[int]) -> list[int]:
+    """Per node: how many of the ``marked`` nodes its subtree holds."""
+    counts = [1 if node.id in marked else 0 for node in page.nodes]
+    for node in reversed(page.nodes):
+        if node.parent is not None:
+            counts[node.parent] += counts[node.id]
+    return counts
+
+
 def _record(page: PageCapture, start: int, end: int, words: np.ndarray,
-            bodies: set[int]) -> int:
+            starts_below: list[int]) -> int:
     """The largest element around the text nodes ``start``..``end`` that holds no other declared
     post's start and at most :data:`MAX_CHROME_WORDS` words beside the body."""
     record = page.nodes[start].parent
@@ -133,7 +143,7 @@ def _record(page: PageCapture, start: int, end: int, words: np.ndarray,
     while True:
         parent = page.nodes[record].parent
         if (parent is None or words[parent] > body_words + MAX_CHROME_WORDS
-                or any(other != start and holds(page, parent, other) for other in bodies)):
+                or starts_below[parent] > 1):
             return record
         record = parent
 

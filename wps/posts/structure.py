@@ -148,10 +148,10 @@ MAX_MEMBER_WORDS = 5000
 
 @dataclass(slots=True)
 class SubtreeTotals:
-    """Per node, over its subtree: words, text nodes, words in links, words in text nodes that may hold
-    a sentence (8+ words and a full stop, question or exclamation mark) and form controls: what
-    rules a run of siblings out before its subtrees are walked. Sums go up one depth level at a
-    time (``numpy.add.at``), not node by node."""
+    """Per node, over its subtree: words, text nodes, words in links, words in text nodes that
+    may hold a sentence (8+ words and a full stop, question or exclamation mark) and form
+    controls: what rules a run of siblings out before its subtrees are walked. Sums go up one
+    depth level at a time (``numpy.add.at``), not node by node."""
 
     words: np.ndarray
     parent: np.ndarray
