@@ -39,7 +39,7 @@ MIN_GROUP = 3
 calls to action as a thread (named and declared posts need two)."""
 MIN_LISTING = 2
 """Records a listing needs."""
-MIN_SIMILARITY = 0.4
+MIN_SIMILARITY = 0.3
 """Jaccard overlap of two adjacent siblings' block paths for them to be records of one group."""
 MIN_MEMBER_WORDS = 3
 MAX_PATH_DEPTH = 6
