@@ -151,7 +151,7 @@ class SubtreeTotals:
     """Per node, over its subtree: words, text nodes, words in links, words in text nodes that
     may hold a sentence (8+ words and a full stop, question or exclamation mark) and form
     controls: what rules a run of siblings out before its subtrees are walked. Sums go up one
-    depth level at a time (``numpy.add.at``), not node by node."""
+    level per pass over all nodes at once (``numpy.bincount``), not node by node."""
 
     words: np.ndarray
     parent: np.ndarray
@@ -165,37 +165,36 @@ class SubtreeTotals:
 
     @classmethod
     def of(cls, page: PageCapture) -> SubtreeTotals:
-        size = len(page.nodes)
-        words, texts, links = [0] * size, [0] * size, [0] * size
-        sentences, controls = [0] * size, [0] * size
-        parent, depth, member_tag = [-1] * size, [0] * size, [False] * size
-        for node in page.nodes:  # parents first
-            node_id, tag, up = node.id, node.tag, node.parent
-            if up is not None:
-                parent[node_id] = up
-                depth[node_id] = depth[up] + 1
-            if tag == TEXT_TAG:
-                count = len(node.text.split())
-                if count:
-                    words[node_id] = count
-                    texts[node_id] = 1
-                    if "link" in node.inside:
-                        links[node_id] = count
-                    if count >= MIN_SENTENCE_WORDS and _STOP.search(node.text):
-                        sentences[node_id] = count
-            elif tag in CONTROL_TAGS:
-                controls[node_id] = 1
-            else:
-                member_tag[node_id] = (tag not in PHRASING_TAGS
-                                       and not node.inside & CHROME_CONTEXTS)
-        own = np.array([words, texts, links, sentences, controls], dtype=np.int64)
-        ups, levels = np.array(parent, dtype=np.int64), np.array(depth, dtype=np.int64)
-        order = np.argsort(-levels, kind="stable")
-        for level in np.split(order, np.flatnonzero(np.diff(levels[order])) + 1):
-            above = ups[level]  # deepest level first; roots have no parent
+        nodes, size = page.nodes, len(page.nodes)
+        parent = np.fromiter((-1 if node.parent is None else node.parent for node in nodes),
+                             dtype=np.int64, count=size)
+        texts = [node.id for node in nodes if node.tag == TEXT_TAG and node.text.strip()]
+        counts = [len(nodes[node_id].text.split()) for node_id in texts]
+        own = np.zeros((5, size), dtype=np.float64)  # words, texts, links, sentences, controls
+        own[0, texts] = counts
+        own[1, texts] = 1
+        own[2, texts] = [count if "link" in nodes[node_id].inside else 0
+                         for node_id, count in zip(texts, counts)]
+        own[3, texts] = [count if count >= MIN_SENTENCE_WORDS
+                         and _STOP.search(nodes[node_id].text) else 0
+                         for node_id, count in zip(texts, counts)]
+        own[4, [node.id for node in nodes if node.tag in CONTROL_TAGS]] = 1
+        member_tag = np.fromiter(
+            (node.tag != TEXT_TAG and node.tag not in PHRASING_TAGS
+             and node.tag not in CONTROL_TAGS and not node.inside & CHROME_CONTEXTS
+             for node in nodes), dtype=bool, count=size)
+        totals = own.copy()
+        active = np.flatnonzero(own.any(axis=0))
+        values = own[:, active]
+        while active.size:  # one level up per pass, over the nodes that carry sums only
+            above = parent[active]
             keep = above >= 0
-            np.add.at(own, (slice(None), above[keep]), own[:, level[keep]])
-        return cls(own[0], ups, own[1], own[2], own[3], own[4], np.array(member_tag, dtype=bool))
+            active, where = np.unique(above[keep], return_inverse=True)
+            values = np.stack([np.bincount(where, weights=row[keep], minlength=active.size)
+                               for row in values])
+            totals[:, active] += values
+        whole = totals.astype(np.int64)
+        return cls(whole[0], parent, whole[1], whole[2], whole[3], whole[4], member_tag)
 
 
 _STOP = re.compile(r"[.!?。！？]")
