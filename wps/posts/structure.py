@@ -109,7 +109,7 @@ def structural_groups(page: PageCapture, totals: SubtreeTotals, named: np.ndarra
     groups: list[RecordGroup] = []
     taken: set[int] = set()
     for parent in np.flatnonzero(counts >= MIN_GROUP).tolist():  # document order
-        if taken and _inside_any(page, parent, taken):
+        if taken and _innermost(page, parent, taken) >= 0:
             continue
         for run in _runs(page, parent, eligible, totals):
             group = _posts_group(page, run, totals)
@@ -118,14 +118,6 @@ def structural_groups(page: PageCapture, totals: SubtreeTotals, named: np.ndarra
                 taken.update(group.members)
     return groups
 
-
-def _inside_any(page: PageCapture, node_id: int, members: set[int]) -> bool:
-    current: int | None = node_id
-    while current is not None:
-        if current in members:
-            return True
-        current = page.nodes[current].parent
-    return False
 
 
 MIN_SENTENCE_WORDS = 8
