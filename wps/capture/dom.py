@@ -50,10 +50,10 @@ SKIPPED_TAGS: tuple[str, ...] = ("SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE")
 MAX_STYLE_CHARS = 200
 """Long computed values (data-URL backgrounds, font stacks) are cut to keep captures small."""
 
-ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "type", "itemtype")
+ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "type", "itemtype", "itemprop")
 """Element attributes recorded when set: the evidence for repeated records (``post``,
-``comment``, ``answer`` classes and ids, schema.org item types) and for form fields (an input's
-``type``, password boxes) that boxes and styles do not show."""
+``comment``, ``answer`` classes and ids, schema.org item types and properties) and for form
+fields (an input's ``type``, password boxes) that boxes and styles do not show."""
 
 MAX_ATTR_CHARS = 120
 

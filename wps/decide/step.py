@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import PageCapture, Segment
+from ..page.boilerplate import is_notice, is_statistics
 from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..steps import PageState, PipelineStep
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
@@ -21,6 +22,10 @@ POST_CHROME = "post_chrome"
 """A post's author box, dates, buttons or signature."""
 PART_REASONS = {"quote": QUOTED, "chrome": POST_CHROME}
 """Pieces of posts (``extra["post_part"]``, :mod:`wps.posts`) dropped whatever their text."""
+STATISTICS = "statistics"
+"""Sentences that carry counts: a board's "who is online" and totals box (not in a post)."""
+SITE_NOTICE = "site_notice"
+"""Copyright, "powered by" and version credits at the page's end."""
 TOO_LITTLE_PROSE = "too_little_prose"
 """Prose, but fewer than ``min_words`` words remain once its non-prose lines go."""
 RESCUABLE = {"no_main_text"}
@@ -90,7 +95,8 @@ class DecideStep(PipelineStep):
         page.verdict = decide_segments(page.capture, page.segments, self.rules, page.posts)
 
 
-DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE)
+DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE,
+                    STATISTICS, SITE_NOTICE)
 """Every reason the decision gives: verdicts from the page's capture, which ``wps filter`` keeps."""
 
 
@@ -150,7 +156,25 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
                 named = named_chrome(capture) | post_list_chrome(capture, posts)
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
+        if segment.kept and not post and is_statistics(segment.main_text):
+            segment.extra["kind"] = "boilerplate"
+            _drop(segment, STATISTICS)
+    _drop_end_notices(segments)
     return verdict
+
+
+def _drop_end_notices(segments: list[Segment]) -> None:
+    """Drop the kept segments at the page's end (after its last other kept segment, in document
+    order) that are site notices."""
+    for segment in sorted((s for s in segments if s.kept), key=_first_node, reverse=True):
+        if not is_notice(segment.main_text or segment.text):
+            return
+        segment.extra["kind"] = "boilerplate"
+        _drop(segment, SITE_NOTICE)
+
+
+def _first_node(segment: Segment) -> int:
+    return min(segment.node_ids, default=-1)
 
 
 def _drop(segment: Segment, reason: str) -> None:

@@ -4,8 +4,8 @@
 record and part; :mod:`.step` cuts the segmenter's segments along them as a pipeline step.
 """
 
-from .records import PostStructure, find_posts, post_name
+from .records import Evidence, PostStructure, find_posts, post_name
 from .step import PART_KEY, RECORD_KEY, PostOptions, PostStep, split_posts
 
-__all__ = ["PostStructure", "find_posts", "post_name", "PostOptions", "PostStep",
+__all__ = ["Evidence", "PostStructure", "find_posts", "post_name", "PostOptions", "PostStep",
            "split_posts", "PART_KEY", "RECORD_KEY"]

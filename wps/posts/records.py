@@ -9,6 +9,12 @@ but do not call their items posts); a name made with a part word (``comment-body
 ``comments-area``) is a part or a list, not a post. A reply nested inside a post is its own
 record: every node belongs to its innermost record.
 
+Names are one kind of evidence; two others carry to sites whose names say nothing. Posts the
+page declares in JSON-LD (:mod:`.schema`) are found by their text, and repeated sibling records
+that hold prose plus short chrome (:mod:`.structure`, the MDR/DEPTA idea) by their shape, where
+no named record is. A group of named records that is a listing (a board index's rows:
+:func:`.structure.is_listing`) is not posts.
+
 Inside a record, a quote is a ``blockquote`` or an element whose classes name a quote; chrome is
 a ``header``/``footer``/``aside`` or an element whose classes name author, user, date,
 signature, actions and the like, without a sentence in it (signatures aside). Both hold less
@@ -27,14 +33,17 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import PageCapture
+from ..page.tree import holds
 from ..text.sentences import sentence_share
+from .schema import POST_TYPES, declared_groups
+from .structure import SubtreeTotals, is_listing, structural_groups
 
+POST_TYPE_NAMES = {name.lower(): name for name in POST_TYPES}
+"""schema.org types whose items are posts, by their names as pages write them
+(``http://schema.org/comment``)."""
 RECORD_WORDS = ("post", "comment", "reply", "answer", "message", "review", "msg")
 """Words that name a post in class names, ids, roles and item types (matched as word prefixes:
 ``postbit``, ``comment``, ``answer-123``)."""
-RECORD_ITEM_TYPES = ("Comment", "Answer", "Question", "Review", "DiscussionForumPosting",
-                     "SocialMediaPosting")
-"""schema.org types whose items are posts."""
 PART_WORDS = frozenset({
     "body", "content", "text", "meta", "author", "header", "head", "footer", "foot", "list",
     "form", "count", "date", "time", "link", "links", "button", "title", "info", "profile",
@@ -53,7 +62,7 @@ CHROME_WORDS = frozenset({
     "badge", "profile", "postprofile", "posthead", "byline", "timestamp", "toolbar", "buttons",
     "controls", "footer", "header", "reply", "share", "like", "likes", "reactions", "report",
     "edit", "menu", "tools", "userstats", "usertitle", "postdate", "postinfo", "info", "stats",
-    "postfoot", "postfooter", "postmeta", "commentmeta", "lastedit", "editnote",
+    "postfoot", "postfooter", "postmeta", "commentmeta", "lastedit", "editnote", "creator",
 })
 SIGNATURE_WORDS = frozenset({"signature", "sig"})
 """Chrome that may hold sentences; other chrome never does (a sentence in a record's header is
@@ -114,16 +123,17 @@ def post_name(attrs: dict[str, str]) -> str | None:
     (None, None)
     """
     return _post_name(attrs.get("class", ""), _DIGITS.sub("", attrs.get("id", "")),
-                      attrs.get("role", ""), attrs.get("itemtype", ""))
+                      attrs.get("role", ""), attrs.get("itemtype", ""), attrs.get("itemprop", ""))
 
 
 @lru_cache(maxsize=4096)
-def _post_name(classes: str, element_id: str, role: str, item_type: str) -> str | None:
+def _post_name(classes: str, element_id: str, role: str, item_type: str,
+               item_prop: str = "") -> str | None:
     """:func:`post_name` of one attribute set (pages repeat theirs: cached)."""
-    for name in RECORD_ITEM_TYPES:
-        if item_type.endswith("/" + name):
-            return name
-    for name in [*classes.split(), element_id, role]:
+    name = item_type.rsplit("/", 1)[-1].lower()
+    if name in POST_TYPE_NAMES:
+        return POST_TYPE_NAMES[name]
+    for name in [*classes.split(), element_id, role, item_prop]:
         words = class_words(name)
         if not words or any(_is_part(word) for word in words):
             continue
@@ -143,7 +153,17 @@ def _is_part(word: str) -> bool:
     return False
 
 
-def find_posts(page: PageCapture) -> PostStructure:
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Which evidence finds records: names (classes, ids, roles, microdata), posts declared in
+    JSON-LD, repeated structure. All on by default; one off measures what the others find."""
+
+    names: bool = True
+    declared: bool = True
+    structure: bool = True
+
+
+def find_posts(page: PageCapture, evidence: Evidence = Evidence()) -> PostStructure:
     """Records, and each node's record and part.
 
     Elements named as posts are grouped by tag and name over the whole page, not only among
@@ -151,19 +171,33 @@ def find_posts(page: PageCapture) -> PostStructure:
     and alternating classes (``even``/``odd``) must not split a thread.
     """
     nodes = page.nodes
-    text_words = subtree_words(page)
+    totals = SubtreeTotals.of(page)
+    text_words = totals.words
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for node in nodes:
+    for node in nodes if evidence.names else ():
         if not node.is_text and node.attrs:
             name = post_name(node.attrs)
             if name is not None:
                 groups[(node.tag, name)].append(node.id)
     key_of: dict[int, tuple[str, str]] = {}
     for key, members in groups.items():
-        if sum(text_words[m] >= MIN_RECORD_WORDS for m in members) >= 2:
+        if (sum(text_words[m] >= MIN_RECORD_WORDS for m in members) >= 2
+                and not is_listing(page, members, totals)):
             key_of.update(dict.fromkeys(members, key))
     is_record = np.zeros(len(nodes), dtype=bool)
     is_record[_drop_single_parts(page, key_of)] = True
+    chrome_texts: set[int] = set()
+    for group in declared_groups(page, text_words) if evidence.declared else ():
+        near = _near_records(page, is_record)
+        free = [member for member in group.members if not near[member]]
+        is_record[free] = True
+        chrome_texts.update(node_id for node_id in group.chrome
+                            if any(holds(page, member, node_id) for member in free))
+    structure = (structural_groups(page, totals, _near_records(page, is_record))
+                 if evidence.structure else ())
+    for group in structure:
+        is_record[group.members] = True
+        chrome_texts.update(group.chrome)
     record_of = np.full(len(nodes), -1, dtype=np.int64)
     part_of = ["body"] * len(nodes)
     for node in nodes:  # parents come before their children
@@ -186,8 +220,23 @@ def find_posts(page: PageCapture) -> PostStructure:
                   and (_has_word(node.attrs, SIGNATURE_WORDS)
                        or not _has_sentence(page.text_of(node.id)))):
                 part = "chrome"
-        part_of[node.id] = part
+        part_of[node.id] = "chrome" if part == "body" and node.id in chrome_texts else part
     return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+
+
+def _near_records(page: PageCapture, is_record: np.ndarray) -> np.ndarray:
+    """Per node: a record, inside one, or holding one (structure is sought elsewhere)."""
+    if not is_record.any():
+        return is_record.copy()
+    inside = is_record.tolist()
+    for node in page.nodes:  # parents first
+        if node.parent is not None and inside[node.parent]:
+            inside[node.id] = True
+    holding = is_record.tolist()
+    for node in reversed(page.nodes):  # children first
+        if node.parent is not None and holding[node.id]:
+            holding[node.parent] = True
+    return np.array(inside, dtype=bool) | np.array(holding, dtype=bool)
 
 
 def is_post_list(attrs: dict[str, str]) -> bool:
@@ -214,21 +263,23 @@ def _is_post_list(classes: str, element_id: str) -> bool:
 
 def post_list_chrome(page: PageCapture, posts: PostStructure) -> np.ndarray:
     """Per node: text of a list of posts outside its posts (its heading, "Comments are closed.",
-    "0 reviews for this item.", the reply form's labels): lists that hold posts, and lists of
-    at most :data:`MAX_EMPTY_LIST_WORDS` words that hold none."""
+    "0 reviews for this item.", the reply form's labels): in lists where that text is at most
+    :data:`MAX_EMPTY_LIST_WORDS` words or less than the posts found in them (more is posts
+    that were not found, not the list's chrome)."""
     nodes = page.nodes
     holder = np.full(len(nodes), -1, dtype=np.int64)  # innermost list of posts around a node
     for node in nodes:  # parents come before their children
         above = int(holder[node.parent]) if node.parent is not None else -1
         holder[node.id] = node.id if node.attrs and is_post_list(node.attrs) else above
     outside = posts.record_of < 0
-    has_posts = set(int(holder[record]) for record in posts.records)
     loose_words: dict[int, int] = defaultdict(int)
+    post_words: dict[int, int] = defaultdict(int)
     for node in nodes:
-        if node.is_text and holder[node.id] >= 0 and outside[node.id]:
-            loose_words[int(holder[node.id])] += len(node.text.split())
+        if node.is_text and holder[node.id] >= 0:
+            words = post_words if not outside[node.id] else loose_words
+            words[int(holder[node.id])] += len(node.text.split())
     chrome_lists = {held for held, words in loose_words.items()
-                    if held in has_posts or words <= MAX_EMPTY_LIST_WORDS}
+                    if words <= max(MAX_EMPTY_LIST_WORDS, post_words[held])}
     return outside & np.isin(holder, list(chrome_lists))
 
 
@@ -259,7 +310,9 @@ def _has_sentence(text: str) -> bool:
 
 
 def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
-    return names_a_word(attrs.get("class", ""), words)
+    """A class or microdata property (``itemprop="author"``) names one of ``words``."""
+    return names_a_word(f"{attrs.get('class', '')} {attrs.get('itemprop', '')}", words)
+
 
 
 def names_a_word(names: str, words: frozenset[str]) -> bool:

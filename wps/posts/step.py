@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..model import PageCapture, Segment
 from ..segmenters.geometry import reading_text, union_box
 from ..steps import PageState, PipelineStep
-from .records import PostStructure, find_posts
+from .records import Evidence, PostStructure, find_posts
 
 PART_KEY = "post_part"
 """``extra`` key of a piece: ``body``, ``quote`` or ``chrome``."""
@@ -31,6 +31,15 @@ class PostOptions:
     enabled: bool = True
     split_quotes: bool = True
     split_chrome: bool = True
+    by_names: bool = True
+    by_declared: bool = True
+    """Posts declared in the page's JSON-LD."""
+    by_structure: bool = True
+    """Repeated unnamed siblings that hold prose plus short chrome."""
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence(self.by_names, self.by_declared, self.by_structure)
 
     @classmethod
     def from_config(cls, section: dict[str, Any] | None) -> PostOptions:
@@ -48,7 +57,7 @@ class PostStep(PipelineStep):
 
     def run(self, page: PageState) -> None:
         assert page.segmentation is not None, "the segment step runs first"
-        page.posts = find_posts(page.capture)
+        page.posts = find_posts(page.capture, self.options.evidence)
         page.segmentation.segments = split_posts(page.capture, page.segments, self.options,
                                                  page.posts)
 
@@ -58,7 +67,7 @@ def split_posts(capture: PageCapture, segments: list[Segment],
                 posts: PostStructure | None = None) -> list[Segment]:
     """``segments`` with each cut into its posts' pieces (unchanged on pages without records);
     ``posts``: :func:`find_posts` of the page, when already found."""
-    posts = find_posts(capture) if posts is None else posts
+    posts = find_posts(capture, options.evidence) if posts is None else posts
     if not posts.records:
         return segments
     out: list[Segment] = []

@@ -1,0 +1,26 @@
+"""Walks up a captured tree (parents come before their children in ``PageCapture.nodes``)."""
+
+from __future__ import annotations
+
+from ..model import PageCapture
+
+
+def holds(page: PageCapture, ancestor: int, node_id: int | None) -> bool:
+    """Whether ``node_id`` is ``ancestor`` or lies below it."""
+    while node_id is not None:
+        if node_id == ancestor:
+            return True
+        node_id = page.nodes[node_id].parent
+    return False
+
+
+def chain_below(page: PageCapture, node_id: int, stop: int) -> list[int]:
+    """Ids from just below ``stop`` down to ``node_id`` (all its ancestors when ``stop`` is not
+    one of them)."""
+    chain = []
+    current: int | None = node_id
+    while current is not None and current != stop:
+        chain.append(current)
+        current = page.nodes[current].parent
+    chain.reverse()
+    return chain
