@@ -162,7 +162,7 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
                        main_text: dict[str, Any] | None = None, *,
                        capture_folder: bool = True, overlay: bool = True,
                        embed_screenshot: bool = False, fields: str = "full",
-                       report: bool = True) -> Path:
+                       report: bool = True, segmented: Segmentation | None = None) -> Path:
     """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png``, given
     the text step's page report ``main-text.json``, and ``report.html`` (what a person opens
     first) atomically.
@@ -176,13 +176,17 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
     without ``capture/``. ``fields="detector"`` writes slim lines
     (:func:`~wps.records.detector_record`; the report still shows every field) and
     ``report=False`` leaves out ``report.html`` (``wps batch`` without ``--reports``).
+    ``segmented`` is what ``segmentation.json`` holds: the segmenter's own segmentation, before
+    the posts step cut posts into pieces (default ``segmentation``).
     """
     out_dir = Path(out_dir)
     with staging_directory(out_dir) as staging:
         if capture_folder:
             capture.save(staging / CAPTURE_DIR)
         with open(staging / SEGMENTATION_FILE, "w", encoding="utf-8") as handle:
-            json.dump(to_webis(segmentation), handle)
+            # the page as segmented (posts whole): Webis segments are drawn by people, who
+            # keep a comment with its replies; the detector's pieces are segments.jsonl's lines
+            json.dump(to_webis(segmented or segmentation), handle)
         records = segment_records(capture, segmentation)
         if keep_only:  # only what may reach the detector
             records = [record for record in records if record["kept"]]

@@ -157,6 +157,9 @@ class PageResult:
     """The text step's :class:`~wps.text.stage.TextStageResult` (``None`` with ``text=False``)."""
     verdict: Any = None
     """The decision step's :class:`~wps.decide.page.PageVerdict` (``None`` without it)."""
+    segmented: Segmentation | None = None
+    """The segmenter's own segmentation (``segmentation.json``): ``segmentation`` before the
+    posts step cut posts into pieces (``None``: the same as ``segmentation``)."""
 
     @property
     def counts(self) -> Counter[str]:
@@ -356,7 +359,8 @@ def _segment_within(source: PageSource, options: PipelineOptions,
         with deadline.enforced():
             page = run_steps(steps, PageState(capture), deadline)
     assert page.segmentation is not None
-    return PageResult(capture, page.segmentation, text=page.text, verdict=page.verdict)
+    return PageResult(capture, page.segmentation, text=page.text, verdict=page.verdict,
+                      segmented=page.segmented)
 
 
 def segment_to_directory(
@@ -398,7 +402,7 @@ def segment_into(source: PageSource, out_dir: str | Path,
                 result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
                 main_text=result.main_text_report(), capture_folder=capture_folder,
                 overlay=overlay, embed_screenshot=options.embed_screenshot,
-                fields=options.fields, report=options.report)
+                fields=options.fields, report=options.report, segmented=result.segmented)
     finally:
         if rendered_screenshot is not None and not isinstance(source, PageCapture):
             from .capture import discard_screenshot

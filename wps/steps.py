@@ -9,7 +9,7 @@ reaches into another step. Adding a stage is one class here and one line in ``bu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,6 +31,10 @@ class PageState:
 
     capture: PageCapture
     segmentation: Segmentation | None = None
+    segmented: Segmentation | None = None
+    """The segmenter's own segmentation, as annotators draw a page (a post with its replies is
+    one segment): what ``segmentation.json`` holds, before the posts step cuts posts into body,
+    chrome and quote pieces for the detector."""
     text: TextStageResult | None = None
     """The main-text step's page report (``None`` without that step)."""
     posts: PostStructure | None = None
@@ -63,6 +67,7 @@ class SegmentStep(PipelineStep):
 
     def run(self, page: PageState) -> None:
         page.segmentation = self.segmenter.segment(page.capture)
+        page.segmented = replace(page.segmentation, segments=list(page.segmentation.segments))
 
 
 class MainTextStep(PipelineStep):
