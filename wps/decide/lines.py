@@ -21,10 +21,10 @@ import numpy as np
 from ..model import PageCapture
 from ..posts.records import names_a_word
 from ..segmenters.geometry import reading_lines
-from ..text.sentences import sentence_share
-from .features import FIELD_LINE, HEADING_TAGS, SENTENCE_END, word_count
+from ..text.sentences import ends_sentence, sentence_share
+from .features import FIELD_LINE, HEADING_TAGS, word_count
 
-LIST_FIELD = re.compile(r"^[^:.!?]{1,30}:\s*[^,.!?:]{1,30}(?:,\s*[^,.!?:]{1,30})+$")
+LIST_FIELD = re.compile(r"^[^:：.!?]{1,30}[:：]\s*[^,，、.!?:]{1,30}(?:[,，、]\s*[^,，、.!?:]{1,30})+$")
 """A ``Key: a, b, c`` line: a review's "Pros: Quiet, Light Weight, Durable", a spec's colours."""
 LANDMARKS = frozenset({"header", "footer", "nav", "aside"})
 CHROME_NAMES = frozenset({
@@ -46,7 +46,7 @@ def is_prose_line(line: str, min_sentence_words: int = 3) -> bool:
     [False, False, True, False]
     """
     line = line.strip()
-    if line.endswith(SENTENCE_END) and word_count(line) >= min_sentence_words:
+    if ends_sentence(line) and word_count(line) >= min_sentence_words:
         return True
     if sentence_share(line) > 0:  # sentences, then "…the following devices:"
         return True

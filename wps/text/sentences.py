@@ -1,41 +1,132 @@
-"""Sentences and words of a text, for every script: what the post rules and the prose decision
-count (a sentence: 8+ words ending in punctuation; a line break ends one, so list items, table rows
-and menus are not sentences)."""
+"""Sentences and words of a text, in every script: what the post rules and the prose decision
+count (a sentence: 8+ words ending in sentence punctuation; a line break ends one, so list items,
+table rows and menus are not sentences).
+
+No language lists: sentence ends are Unicode's ``Sentence_Terminal`` characters (UAX #29: ``. ! ?``
+and ``। ॥ ؟ ۔ 。 ！ ？ ‼ ⁇ ።`` among 170 others) plus the ellipsis, and words of scripts written
+without spaces are counted from their characters with the ratios of :data:`SCRIPT_RATIOS`.
+Thai and Lao end sentences with a space only: there a long run of text counts as a sentence
+(:data:`MIN_SPACE_ENDED_RUN`).
+"""
 
 from __future__ import annotations
 
-import re
+import regex
 
-SENTENCE_END = (".", "!", "?", '"', "”", "“", "»", "«", "…", "。", "！", "？", "．", "」")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])|\n")
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-"""Kana, CJK ideographs and Hangul syllables: scripts written without spaces between words."""
-CHARS_PER_UNSPACED_WORD = 2
-"""Characters of an unspaced script counted as one word (about the mean Chinese word length)."""
+TERMINAL = r"[\p{Sentence_Terminal}…]"
+"""A sentence terminal (Unicode's property, with the ellipsis the property leaves out)."""
+CLOSERS = "\"'”“»«」』)）]’"
+"""Quotes and brackets that may follow a terminal and still end the sentence."""
+_ENDS = regex.compile(rf"(?:{TERMINAL}[{regex.escape(CLOSERS)}]*|[\"”“»«」』])\s*$")
+_BREAK = regex.compile(
+    rf"(?<={TERMINAL}[{regex.escape(CLOSERS)}]*)\s+"        # . ! ? । ؟ … then a space
+    rf"|(?V1)(?<=[\p{{Sentence_Terminal}}--[\x00-\x7f]][{regex.escape(CLOSERS)}]*)(?=\S)"
+    r"|\n")
+"""Where a sentence ends: after a terminal (and its closing quotes) and a space, right after a
+terminal of another script (``。`` needs no space: ``3.14`` and ``e.g.`` keep theirs), or at a
+line break."""
+
+SCRIPT_RATIOS = {
+    "Han": 2.0, "Hiragana": 2.0, "Katakana": 2.0,
+    "Thai": 3.5, "Lao": 3.5, "Khmer": 4.0, "Myanmar": 4.0,
+}
+"""Characters (base letters, combining marks not counted) per word in scripts written without
+spaces between words: about the mean word length of Chinese and Japanese (2; mixed kana and
+kanji text is close to it) and of Thai and Lao (3.5 base letters; Khmer and Burmese 4). Korean
+separates words by spaces and is counted by them."""
+_UNSPACED = {script: regex.compile(rf"(?V1)[\p{{{script}}}--\p{{M}}]")
+             for script in SCRIPT_RATIOS}
+_ANY_UNSPACED = regex.compile(
+    "(?V1)[" + "".join(rf"\p{{{script}}}" for script in SCRIPT_RATIOS) + "]")
+_UNSPACED_RUN = regex.compile(_ANY_UNSPACED.pattern + "+")
+SPACE_ENDED = ("Thai", "Lao")
+"""Scripts that end a sentence with a space and no punctuation (Khmer and Burmese have their
+terminals ``។ ။``, which are Sentence_Terminal characters)."""
+_SPACE_ENDED = regex.compile(
+    "(?V1)[" + "".join(rf"\p{{{script}}}" for script in SPACE_ENDED) + r"--\p{M}]")
+MIN_SPACE_ENDED_RUN = 12
+"""Mean base letters between spaces above which a Thai or Lao piece is running text (clauses of
+several words) rather than a menu or a list of names (one or two words between spaces)."""
+MIN_SENTENCE_WORDS = 8
 
 
 def sentence_share(text: str) -> float:
-    """Share of ``text`` in sentences of 8 words or more that end in punctuation.
+    """Share of ``text`` in sentences of 8 words or more that end in a sentence terminal.
 
     >>> sentence_share("Home\\nProducts\\nThe shop opened in 1952 and has sold bread ever since.")
     0.79
+    >>> sentence_share("ร้านนี้เปิดมาตั้งแต่ปี 1952 และขายขนมปังทุกวันตั้งแต่เช้ามืด ลูกค้าประจำบอกว่าเปลือกขนมปังอร่อยที่สุดในเมือง")
+    1.0
     """
-    sentences = _SENTENCE_BREAK.split(text)
-    long = sum(len(s) for s in sentences
-               if word_count(s) >= 8 and s.rstrip().endswith(SENTENCE_END))
-    return round(long / max(len(text), 1), 2)
+    if not text:
+        return 0.0
+    long = sum(len(piece) for piece in _BREAK.split(text) if is_sentence(piece))
+    return round(long / len(text), 2)
+
+
+def is_sentence(piece: str) -> bool:
+    """Whether one piece of text (no line break) is a sentence: 8+ words that end in a terminal,
+    or 8+ words of long runs of a script that ends sentences with a space only."""
+    if word_count(piece) < MIN_SENTENCE_WORDS:
+        return False
+    return ends_sentence(piece) or _space_ended_prose(piece)
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends with a sentence terminal (and closing quotes) or a closing quote.
+
+    >>> [ends_sentence(x) for x in ("Is it?", "यह किताब है।", "هل هذا كتاب؟", "Menu", "終わり。")]
+    [True, True, True, False, True]
+    """
+    return _ENDS.search(text) is not None
+
+
+def _space_ended_prose(piece: str) -> bool:
+    letters = len(_SPACE_ENDED.findall(piece))
+    if letters < 0.5 * len(piece.replace(" ", "")):
+        return False
+    runs = [run for run in piece.split() if run]
+    return letters / max(len(runs), 1) >= MIN_SPACE_ENDED_RUN
 
 
 def word_count(text: str) -> int:
-    """Words of ``text``: space-separated, plus those of scripts written without spaces.
+    """Words of ``text``: space-separated, plus those of scripts written without spaces
+    (:data:`SCRIPT_RATIOS`).
 
-    >>> word_count("Crème brûlée"), word_count("這次介紹的是阿茲特克劇情")
-    (2, 6)
+    >>> word_count("Crème brûlée"), word_count("這次介紹的是阿茲特克劇情"), word_count("สวัสดีครับ")
+    (2, 6, 2)
     """
-    unspaced = len(_UNSPACED.findall(text))
-    if not unspaced:
+    if not _ANY_UNSPACED.search(text):
         return len(text.split())
-    return len(_UNSPACED.sub(" ", text).split()) + unspaced // CHARS_PER_UNSPACED_WORD
+    return len(_UNSPACED_RUN.sub(" ", text).split()) + round(unspaced_words(text))
 
 
-__all__ = ["SENTENCE_END", "sentence_share", "word_count"]
+def unspaced_words(text: str) -> float:
+    """Words of ``text`` in scripts written without spaces, from their letters."""
+    return sum(len(pattern.findall(text)) / SCRIPT_RATIOS[script]
+               for script, pattern in _UNSPACED.items())
+
+
+_CHAR_TOKENS = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
+
+
+def token_count(text: str) -> int:
+    """Tokens as the C4 and Gopher rules count them: whitespace tokens, every Han, kana and
+    Hangul character one token, Thai, Lao, Khmer and Burmese by :data:`SCRIPT_RATIOS`.
+
+    >>> token_count("這次介紹的 ok"), token_count("hello world")
+    (6, 2)
+    """
+    if not _ANY_UNSPACED.search(text) and not _CHAR_TOKENS.search(text):
+        return len(text.split())
+    chars = len(_CHAR_TOKENS.findall(text))
+    rest = _CHAR_TOKENS.sub(" ", text)
+    return chars + word_count(rest)
+
+
+def has_unspaced(text: str) -> bool:
+    return _ANY_UNSPACED.search(text) is not None
+
+
+__all__ = ["TERMINAL", "SCRIPT_RATIOS", "sentence_share", "is_sentence", "ends_sentence",
+           "word_count", "token_count", "unspaced_words", "has_unspaced"]
