@@ -6,7 +6,8 @@ lists too), mostly digits, or too short to be a sentence; and, by where it stand
 it is one link (a teaser's "read the article" line), a heading, a line of a header, footer, nav or
 aside without a sentence ("Commenting on this article is closed."), inside an element named
 as chrome (``readmore``, ``footnote``, ``disclaimer``, ``byline``: Readability's negative class
-words, those that never hold writing), or the text of a list of posts outside its posts
+words, those that never hold writing, weighed against positive ones by :mod:`wps.page.names`)
+that holds a small share of the segment's text, or the text of a list of posts outside its posts
 (:func:`wps.posts.records.post_list_chrome`: "3 comments", "No reviews yet"). Headings going is right for a detector and why the article
 profile (``eval/articles.toml``) turns this off.
 """
@@ -14,12 +15,12 @@ profile (``eval/articles.toml``) turns this off.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..model import PageCapture
-from ..posts.records import names_a_word
+from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..segmenters.geometry import reading_lines
 from ..text.sentences import ends_sentence, sentence_share
 from .features import FIELD_LINE, HEADING_TAGS, word_count
@@ -27,12 +28,11 @@ from .features import FIELD_LINE, HEADING_TAGS, word_count
 LIST_FIELD = re.compile(r"^[^:：.!?]{1,30}[:：]\s*[^,，、.!?:]{1,30}(?:[,，、]\s*[^,，、.!?:]{1,30})+$")
 """A ``Key: a, b, c`` line: a review's "Pros: Quiet, Light Weight, Durable", a spec's colours."""
 LANDMARKS = frozenset({"header", "footer", "nav", "aside"})
-CHROME_NAMES = frozenset({
-    "readmore", "morelink", "continuereading", "notice", "disclaimer", "footnote", "footnotes",
-    "footnotetext", "byline", "breadcrumb", "breadcrumbs", "copyright", "legal", "pagination",
-    "pager", "sharing", "share", "social", "sharebar", "tags", "taglist", "related",
-})
-"""Class or id words (or whole squeezed names) of elements that never hold writing."""
+MAX_NAMED_SHARE = 0.4
+"""A chrome-named element (:func:`wps.page.names.names_chrome`) is cut only while it holds at
+most this share of its segment's text: a share bar or a "read more" box beside the writing, not
+the article body a theme wrapped in ``div#gigya-share-btns-2_gig_containerParent`` or
+``div#read-more``."""
 
 MIN_SENTENCE_WORDS = 5
 """Forum posts often end without a full stop; a line this long still counts as prose."""
@@ -74,37 +74,56 @@ def squeezed(text: str) -> str:
     return "".join(text.split())
 
 
-def named_chrome(capture: PageCapture) -> np.ndarray:
-    """Per node: inside a heading or an element named as chrome (:data:`CHROME_NAMES`); one pass,
-    parents before children."""
-    inside = np.zeros(len(capture.nodes), dtype=bool)
+@dataclass(slots=True)
+class PageChrome:
+    """What the page's tree says is chrome, per node, computed once per page: inside a heading
+    or a list of posts outside its posts (``marked``), and the chrome-named elements it is in
+    (``owners``, weighed per segment by :func:`chrome_lines`)."""
+
+    marked: np.ndarray
+    owners: list[tuple[int, ...]]
+
+
+def page_chrome(capture: PageCapture, marked: np.ndarray | None = None) -> PageChrome:
+    """Headings (and ``marked`` nodes) and chrome-named elements; one pass, parents first."""
+    inside = np.zeros(len(capture.nodes), dtype=bool) if marked is None else marked.copy()
     for node in capture.nodes:
         if (node.parent is not None and inside[node.parent]) or node.tag in HEADING_TAGS:
             inside[node.id] = True
-        elif node.attrs:
-            inside[node.id] = _chrome_name(node.attrs.get("class", ""), node.attrs.get("id", ""))
-    return inside
+    return PageChrome(inside, chrome_owners(capture, NEGATIVE_NAMES))
 
 
-@lru_cache(maxsize=4096)
-def _chrome_name(classes: str, element_id: str) -> bool:
-    """Whether a class list or id names chrome (pages repeat theirs: cached)."""
-    return names_a_word(f"{classes} {element_id}", CHROME_NAMES)
-
-
-def chrome_lines(capture: PageCapture, node_ids: list[int], named: np.ndarray,
+def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
     """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
-    chrome, squeezed: all inside links, all inside headings or chrome-named elements
-    (``named``: :func:`named_chrome`), or (``landmarks``) all inside landmarks with no sentence.
+    chrome, squeezed: all inside links, all inside headings or ``chrome.marked`` nodes, all
+    inside chrome-named elements that hold a small share of the segment's text
+    (:data:`MAX_NAMED_SHARE`), or (``landmarks``) all inside landmarks with no sentence.
     A post's lines are writing wherever the post stands (comment lists sit in ``<aside>``)."""
-    chrome = set()
-    for line in reading_lines(capture, node_ids):
+    lines = reading_lines(capture, node_ids)
+    small = _small_owners(capture, lines, chrome.owners)
+    found = set()
+    for line in lines:
         nodes = [capture.nodes[node_id] for node_id, _ in line]
         text = " ".join(piece for _, piece in line)
         if (all("link" in node.inside for node in nodes)
-                or all(named[node.id] for node in nodes)
+                or all(chrome.marked[node.id] or any(owner in small
+                                                    for owner in chrome.owners[node.id])
+                       for node in nodes)
                 or (landmarks and all(node.inside & LANDMARKS for node in nodes)
                     and not sentence_share(text))):
-            chrome.add(squeezed(text))
-    return frozenset(chrome)
+            found.add(squeezed(text))
+    return frozenset(found)
+
+
+def _small_owners(capture: PageCapture, lines: list, owners: list[tuple[int, ...]]) -> set[int]:
+    """The chrome-named elements that hold at most :data:`MAX_NAMED_SHARE` of the segment's
+    text (characters of its lines)."""
+    held: dict[int, int] = {}
+    total = 0
+    for line in lines:
+        for node_id, piece in line:
+            total += len(piece)
+            for owner in owners[node_id]:
+                held[owner] = held.get(owner, 0) + len(piece)
+    return {owner for owner, chars in held.items() if chars <= MAX_NAMED_SHARE * total}

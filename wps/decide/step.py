@@ -10,7 +10,7 @@ from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..steps import PageState, PipelineStep
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
-from .lines import chrome_lines, is_prose_line, named_chrome, prose_lines
+from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines
 from .page import (MIN_ARTICLE_ABOVE_LOGIN_WORDS, NON_ARTICLE_PAGE, PageVerdict, judge_page,
                    login_form_node)
 
@@ -147,7 +147,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         if rules.trim_lines and segment.kept:
             if named is None:
                 posts = find_posts(capture) if posts is None else posts
-                named = named_chrome(capture) | post_list_chrome(capture, posts)
+                named = page_chrome(capture, post_list_chrome(capture, posts))
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     return verdict

@@ -1,0 +1,70 @@
+"""Recall first: an article body stays whatever its ancestors are named; class and id names cut
+only an element that holds a small share of its segment's text (a share bar, a "read more"
+line), weighed against positive names. Pages built here and rendered in Chromium, and the real
+readability-dev page whose body sits in a ``share``-named container (read in place)."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from shared_data import SHARED, require_shared
+from test_posts import SENTENCES, render, run
+
+ARTICLE = [" ".join(SENTENCES[i:i + 2]) for i in range(0, 6, 2)]
+SHARE_BAR = ("<div class='share-bar'><a href='#f'>Share on Facebook</a> "
+             "<a href='#t'>Share on Twitter</a></div>")
+READ_MORE = "<div class='readmore'><a href='#more'>Read 12 more stories like this</a></div>"
+
+
+def kept_text(result) -> str:
+    return "\n".join(s.main_text for s in result.segmentation.segments if s.kept)
+
+
+def body(paragraphs: list[str]) -> str:
+    return "".join(f"<p>{text}</p>" for text in paragraphs)
+
+
+WRAPPERS = {
+    "id holding share": "<div id='gigya-share-btns-2_gig_containerParent'>{}</div>",
+    "main named social": "<main class='social-layout'>{}</main>",
+    "story in read-more": "<div id='read-more'>{}</div>",
+    "class shareArea": "<div class='shareArea'><div class='wrap'>{}</div></div>",
+}
+
+
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+def test_an_article_body_stays_inside_a_chrome_named_ancestor(text_browser, tmp_path, wrapper):
+    page = WRAPPERS[wrapper].format(f"<h1>Baking rye at home</h1>{body(ARTICLE)}{SHARE_BAR}")
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    for paragraph in ARTICLE:
+        assert paragraph in text
+
+
+def test_a_small_chrome_named_element_beside_the_writing_is_still_cut(text_browser, tmp_path):
+    page = f"<article>{body(ARTICLE)}{SHARE_BAR}{READ_MORE}</article>"
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    assert ARTICLE[0] in text
+    assert "Share on Facebook" not in text and "Read 12 more" not in text
+
+
+def _readability_page(name: str) -> tuple[str, str]:
+    root = require_shared(SHARED / "readability-dev")
+    html = gzip.open(root / "pages" / f"{name}.html.gz").read().decode("utf-8", "replace")
+    return html, (root / "expected" / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def test_a_real_body_in_a_share_named_container_is_kept(text_browser, tmp_path):
+    """readability-dev ``bug-1255978``: the story sits in a container whose id holds ``share``;
+    every sentence of the reference that is a long line must reach the detector."""
+    from wps.benchmark.article_data import without_scripts
+
+    html, expected = _readability_page("bug-1255978")
+    page = tmp_path / "page.html"
+    page.write_text(without_scripts(html), encoding="utf-8")
+    text = " ".join(kept_text(run(text_browser.capture(str(page)))).split())
+    long_lines = [" ".join(line.split()) for line in expected.splitlines()
+                  if len(line.split()) >= 25]
+    assert long_lines
+    found = sum(line in text for line in long_lines)
+    assert found >= 0.9 * len(long_lines), (found, len(long_lines))
