@@ -22,6 +22,7 @@ import numpy as np
 from ..model import PageCapture
 from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..segmenters.geometry import reading_lines
+from ..text.code import looks_like_code
 from ..text.sentences import ends_sentence, sentence_share
 from .features import FIELD_LINE, HEADING_TAGS, word_count
 
@@ -46,6 +47,8 @@ def is_prose_line(line: str, min_sentence_words: int = 3) -> bool:
     [False, False, True, False]
     """
     line = line.strip()
+    if looks_like_code(line):
+        return False
     if ends_sentence(line) and word_count(line) >= min_sentence_words:
         return True
     if sentence_share(line) > 0:  # sentences, then "…the following devices:"

@@ -64,6 +64,30 @@ def sentence_share(text: str) -> float:
     return round(long / len(text), 2)
 
 
+MIN_WRAPPED_LINE = 50
+"""A line this long that ends without a terminal, followed by a line of text, is a hard-wrapped
+line of plain text (``<pre>``, e-mail: 72 columns), not a list item or a heading."""
+
+
+def unwrap(text: str) -> str:
+    """``text`` with hard-wrapped lines joined: a line of :data:`MIN_WRAPPED_LINE` characters or
+    more that does not end a sentence continues on the next non-blank line.
+
+    >>> unwrap("The draft describes how a server should answer when\\nthe client asks twice.\\n\\nNext")
+    'The draft describes how a server should answer when the client asks twice.\\n\\nNext'
+    """
+    lines = text.split("\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        previous = out[-1]
+        if (line.strip() and len(previous.strip()) >= MIN_WRAPPED_LINE
+                and not ends_sentence(previous)):
+            out[-1] = f"{previous.rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def is_sentence(piece: str) -> bool:
     """Whether one piece of text (no line break) is a sentence: 8+ words that end in a terminal,
     or 8+ words of long runs of a script that ends sentences with a space only."""
@@ -129,4 +153,4 @@ def has_unspaced(text: str) -> bool:
 
 
 __all__ = ["TERMINAL", "SCRIPT_RATIOS", "sentence_share", "is_sentence", "ends_sentence",
-           "word_count", "token_count", "unspaced_words", "has_unspaced"]
+           "word_count", "token_count", "unspaced_words", "has_unspaced", "unwrap"]
