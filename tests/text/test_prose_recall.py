@@ -68,3 +68,12 @@ def test_a_real_body_in_a_share_named_container_is_kept(text_browser, tmp_path):
     assert long_lines
     found = sum(line in text for line in long_lines)
     assert found >= 0.9 * len(long_lines), (found, len(long_lines))
+
+
+def test_an_interview_question_set_as_a_heading_stays_and_a_title_goes(text_browser, tmp_path):
+    question = "What made you decide to leave the city after twenty years there?"
+    page = (f"<article><h1>Twenty years of rye</h1><p>{ARTICLE[0]}</p><h3>{question}</h3>"
+            f"<p>{ARTICLE[1]}</p><h3>Early mornings</h3><p>{ARTICLE[2]}</p></article>")
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    assert question in text and ARTICLE[1] in text
+    assert "Twenty years of rye" not in text and "Early mornings" not in text

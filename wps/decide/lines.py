@@ -23,7 +23,7 @@ from ..model import PageCapture
 from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..segmenters.geometry import reading_lines
 from ..text.code import looks_like_code
-from ..text.sentences import ends_sentence, sentence_share
+from ..text.sentences import ends_sentence, is_sentence, sentence_share
 from .features import FIELD_LINE, HEADING_TAGS, word_count
 
 LIST_FIELD = re.compile(r"^[^:：.!?]{1,30}[:：]\s*[^,，、.!?:]{1,30}(?:[,，、]\s*[^,，、.!?:]{1,30})+$")
@@ -80,28 +80,32 @@ def squeezed(text: str) -> str:
 @dataclass(slots=True)
 class PageChrome:
     """What the page's tree says is chrome, per node, computed once per page: inside a heading
-    or a list of posts outside its posts (``marked``), and the chrome-named elements it is in
-    (``owners``, weighed per segment by :func:`chrome_lines`)."""
+    (``heading``), inside a list of posts outside its posts (``marked``), and the chrome-named
+    elements it is in (``owners``, weighed per segment by :func:`chrome_lines`)."""
 
+    heading: np.ndarray
     marked: np.ndarray
     owners: list[tuple[int, ...]]
 
 
 def page_chrome(capture: PageCapture, marked: np.ndarray | None = None) -> PageChrome:
-    """Headings (and ``marked`` nodes) and chrome-named elements; one pass, parents first."""
-    inside = np.zeros(len(capture.nodes), dtype=bool) if marked is None else marked.copy()
+    """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first."""
+    heading = np.zeros(len(capture.nodes), dtype=bool)
     for node in capture.nodes:
-        if (node.parent is not None and inside[node.parent]) or node.tag in HEADING_TAGS:
-            inside[node.id] = True
-    return PageChrome(inside, chrome_owners(capture, NEGATIVE_NAMES))
+        heading[node.id] = ((node.parent is not None and heading[node.parent])
+                            or node.tag in HEADING_TAGS)
+    if marked is None:
+        marked = np.zeros(len(capture.nodes), dtype=bool)
+    return PageChrome(heading, marked, chrome_owners(capture, NEGATIVE_NAMES))
 
 
 def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
     """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
-    chrome, squeezed: all inside links, all inside headings or ``chrome.marked`` nodes, all
+    chrome, squeezed: all inside links; all inside ``chrome.marked`` nodes; all inside
+    headings, unless the line is a sentence (an interview's question set as a heading); all
     inside chrome-named elements that hold a small share of the segment's text
-    (:data:`MAX_NAMED_SHARE`), or (``landmarks``) all inside landmarks with no sentence.
+    (:data:`MAX_NAMED_SHARE`); or (``landmarks``) all inside landmarks with no sentence.
     A post's lines are writing wherever the post stands (comment lists sit in ``<aside>``)."""
     lines = reading_lines(capture, node_ids)
     small = _small_owners(capture, lines, chrome.owners)
@@ -113,6 +117,7 @@ def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                 or all(chrome.marked[node.id] or any(owner in small
                                                     for owner in chrome.owners[node.id])
                        for node in nodes)
+                or (all(chrome.heading[node.id] for node in nodes) and not is_sentence(text))
                 or (landmarks and all(node.inside & LANDMARKS for node in nodes)
                     and not sentence_share(text))):
             found.add(squeezed(text))
