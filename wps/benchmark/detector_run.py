@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,9 @@ def _pages(files: dict[str, Path], gold: dict[str, str], settings: DetectorSetti
     captures: dict[str, PageCapture | None] = {}
     errors: dict[str, str] = {}
     missing = {}
+    index = capture_index(settings.captures)
     for name, path in files.items():
-        found = _find_capture(settings.captures, name)
+        found = index.get(name)
         if found is not None:
             captures[name] = PageCapture.load(found)
         else:
@@ -86,12 +88,34 @@ def _pages(files: dict[str, Path], gold: dict[str, str], settings: DetectorSetti
                     error=errors.get(name, "")) for name, path in files.items()]
 
 
-def _find_capture(folders: list[Path], name: str) -> Path | None:
+def capture_index(folders: list[Path]) -> dict[str, Path]:
+    """Page name → capture folder, for every capture under ``folders`` (``<dir>/capture.json`` or
+    ``<dir>/capture/capture.json``): named by its folder, and by the file its URL names
+    (``.../pages/bbc-1.html.gz`` is ``bbc-1``), so captures saved under any id are found."""
+    index: dict[str, Path] = {}
     for folder in folders:
-        for candidate in (folder / name, folder / name / "capture"):
-            if (candidate / "capture.json").is_file():
-                return candidate
-    return None
+        for capture_json in sorted([*folder.glob("*/capture.json"),
+                                    *folder.glob("*/capture/capture.json")]):
+            capture_dir = capture_json.parent
+            page_dir = capture_dir.parent if capture_dir.name == "capture" else capture_dir
+            index.setdefault(page_dir.name, capture_dir)
+            url = _header_url(capture_json)
+            if url:
+                name = url.rsplit("/", 1)[-1]
+                for suffix in (".gz", ".html", ".htm"):
+                    name = name.removesuffix(suffix)
+                index.setdefault(name, capture_dir)
+    return index
+
+
+_URL = re.compile(r'"url":\s*"([^"]*)"')
+
+
+def _header_url(capture_json: Path) -> str:
+    """The ``url`` near the start of a capture file (read without parsing the whole file)."""
+    with open(capture_json, encoding="utf-8", errors="replace") as handle:
+        found = _URL.search(handle.read(4096))
+    return found.group(1) if found else ""
 
 
 def run_detector_benchmark(settings: DetectorSettings) -> dict[str, Any]:
@@ -156,7 +180,7 @@ def render_markdown(results: Path) -> str:
             scores = run["sets"][set_name]
             under = scores.get("detector (held out)", {}).get("under_half")
             lines.append(f"- {run['label']} ({run['date']}, wps {run['commit']}): thresholds "
-                         f"chosen per fold {scores['chosen']}"
+                         f"chosen per fold: {_choices(scores['chosen'])}"
                          + (f"; detector pages under 0.5: {', '.join(under) or 'none'}"
                             if under is not None else "")
                          + (f"; failed pages: {scores['failed']}" if scores.get("failed")
@@ -165,6 +189,15 @@ def render_markdown(results: Path) -> str:
     for run in runs:
         lines.append(f"- `{run['label']}`: `{run['command']}`")
     return "\n".join(lines) + "\n"
+
+
+def _choices(chosen: list[dict[str, Any]]) -> str:
+    """``a=1, b=2`` ×3; ... : each distinct choice once, with how many folds made it."""
+    counts: dict[str, int] = {}
+    for choice in chosen:
+        key = ", ".join(f"{name}={value}" for name, value in choice.items())
+        counts[key] = counts.get(key, 0) + 1
+    return "; ".join(f"{key} (×{count})" for key, count in counts.items())
 
 
 def _row(run: dict[str, Any], row: str, s: dict[str, Any], set_name: str) -> str:

@@ -36,18 +36,23 @@ the article body a theme wrapped in ``div#gigya-share-btns-2_gig_containerParent
 ``div#read-more``."""
 
 MIN_SENTENCE_WORDS = 5
+MIN_LEAD_IN_WORDS = 8
+"""A line this long that ends with a colon introduces what follows ("Submitting some parameters,
+it would look like this:"); a shorter one is a label or a field name."""
 """Forum posts often end without a full stop; a line this long still counts as prose."""
 
 
-def is_prose_line(line: str, min_sentence_words: int = 3) -> bool:
-    """
+def is_prose_line(line: str, min_sentence_words: int = 3, code: bool = True) -> bool:
+    """Whether a line is writing; with ``code``, a line that reads as a program is not (a
+    post's lines are its writer's, snippets included).
+
     >>> [is_prose_line(x) for x in ("Gewicht: 250 g", "Read 664 more words",
     ...                             "Works fine, my guinea pigs love it",
     ...                             "Pros: Quiet, Light Weight, Durable")]
     [False, False, True, False]
     """
     line = line.strip()
-    if looks_like_code(line):
+    if code and looks_like_code(line):
         return False
     if ends_sentence(line) and word_count(line) >= min_sentence_words:
         return True
@@ -57,7 +62,8 @@ def is_prose_line(line: str, min_sentence_words: int = 3) -> bool:
         return False
     if sum(ch.isdigit() for ch in line) > 0.3 * max(len(line), 1):
         return False
-    return word_count(line) >= MIN_SENTENCE_WORDS and not line.endswith(":")
+    words = word_count(line)
+    return words >= MIN_SENTENCE_WORDS and (not line.endswith(":") or words >= MIN_LEAD_IN_WORDS)
 
 
 def prose_lines(text: str, chrome: frozenset[str] = frozenset(),
@@ -68,7 +74,7 @@ def prose_lines(text: str, chrome: frozenset[str] = frozenset(),
     min_words = 1 if post else 3
     lines = [line for line in text.splitlines() if line.strip()]
     kept = [line for line in lines
-            if is_prose_line(line, min_words) and squeezed(line) not in chrome]
+            if is_prose_line(line, min_words, code=not post) and squeezed(line) not in chrome]
     return "\n".join(kept), len(lines) - len(kept)
 
 

@@ -23,9 +23,15 @@ PART_REASONS = {"quote": QUOTED, "chrome": POST_CHROME}
 """Pieces of posts (``extra["post_part"]``, :mod:`wps.posts`) dropped whatever their text."""
 TOO_LITTLE_PROSE = "too_little_prose"
 """Prose, but fewer than ``min_words`` words remain once its non-prose lines go."""
-RESCUABLE = {"no_main_text", "too_few_tokens", "main_text_overlap"}
-"""Filter reasons that clear prose overrides: the extractor missed (most of) text the page
-shows, so its main text there is empty, too short or a sliver of the segment."""
+RESCUABLE = {"no_main_text"}
+"""Filter reasons that clear prose overrides: the extractor missed text the page shows."""
+CUT_SHORT = {"too_few_tokens", "main_text_overlap"}
+"""Filter reasons that clear prose overrides where the extractor took part of the segment (its
+main text there is not empty): the extractor chose the block and cut its sentences short. Where
+it took nothing (cookie notices, legal lines, teasers of other stories), only posts are rescued."""
+POST_RESCUABLE = RESCUABLE | {"too_few_tokens"}
+"""A post's body is writing by where it stands: rescued also when the extractor kept too little
+of it (its own text must still have ``min_words`` words)."""
 TEXT_JUDGED = {"code_share"}
 """Filter reasons about part of a segment: prose beside a program keeps its sentences, and the
 lines that read as code are cut (:func:`wps.decide.lines.is_prose_line`)."""
@@ -72,7 +78,7 @@ class DecisionRules:
         """A post's body: writing by where it stands, so one line of prose is enough (short
         replies have no 8-word sentence), unless it is links or a form."""
         return (f.link_share < self.max_link_share and f.form_share < self.max_form_share
-                and any(is_prose_line(line) for line in text.splitlines()))
+                and any(is_prose_line(line, code=False) for line in text.splitlines()))
 
     def is_strict_prose(self, f: SegmentFeatures) -> bool:
         """Prose that holds on a non-article page: mostly sentences, and long enough."""
@@ -100,9 +106,8 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
     """Name and decide every segment, and judge the page; returns the page verdict.
 
     The verdict is taken on the plain prose test. On an article page (threads included) a
-    post's body needs only one line of prose; on a non-article page posts and the extractor's
-    main text need the plain test and other segments the strict one; on a login page only posts
-    are kept. ``posts``: the
+    post's body needs only one line of prose; on a non-article page posts need the plain test
+    and other segments the strict one; on a login page only posts are kept. ``posts``: the
     page's records, when the posts step found them (else found here if a line needs them).
     """
     facts = PageFacts.of(capture)
@@ -136,14 +141,14 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         elif verdict.is_login:
             prose = plain and post
         else:
-            prose = plain and (post or _extracted(segment) or rules.is_strict_prose(features))
+            prose = plain and (post or rules.is_strict_prose(features))
         segment.extra["kind"] = segment_kind(features, prose)
         if not prose:
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
         coverage = POST_RESCUE_COVERAGE if post else RESCUE_COVERAGE
         if ((post or features.sentence_share >= rules.rescue_sentence_share)
-                and set(segment.reasons) <= RESCUABLE
+                and _rescuable(segment, post)
                 and len(segment.main_text) < coverage * len(segment.text)):
             _rescue(segment)
         elif segment.reasons and set(segment.reasons) <= TEXT_JUDGED:
@@ -158,11 +163,10 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
     return verdict
 
 
-def _extracted(segment: Segment) -> bool:
-    """Prose the main-text extractor chose as the page's writing: on a page judged non-article
-    (a list or table article's intro beside its big table) it stays; the strict test is for
-    prose that only the decision found."""
-    return segment.kept and bool(segment.main_text.strip())
+def _rescuable(segment: Segment, post: bool) -> bool:
+    reasons = set(segment.reasons)
+    return (reasons <= (POST_RESCUABLE if post else RESCUABLE)
+            or (reasons <= CUT_SHORT and bool(segment.main_text.strip())))
 
 
 def _drop(segment: Segment, reason: str) -> None:

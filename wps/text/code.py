@@ -20,7 +20,7 @@ MIN_CODE_SYMBOL_SHARE = 0.04
 MIN_CODE_IDENTIFIER_SHARE = 0.15
 MIN_PROSE_SENTENCE_SHARE = 0.5
 """Text this much in sentences is prose unless symbols are denser than prose ever has them
-(:data:`MAX_PROSE_SYMBOL_SHARE`)."""
+(:data:`MAX_PROSE_SYMBOL_SHARE`), or both symbols and identifiers are as dense as in code."""
 MAX_PROSE_SYMBOL_SHARE = 0.08
 MIN_EVIDENCE = 3
 """Symbols or identifiers needed at all: an emoticon (``=(``) or one ``file_name`` in a
@@ -44,8 +44,9 @@ def looks_like_code(text: str) -> bool:
     words = text.split()
     identifier_count = sum(1 for word in words if _IDENTIFIER.match(word.strip(",;:")))
     identifiers = identifier_count / len(words) if identifier_count >= MIN_EVIDENCE else 0.0
-    if sentence_share(unwrap(text)) >= MIN_PROSE_SENTENCE_SHARE:
-        return symbols > MAX_PROSE_SYMBOL_SHARE
+    if sentence_share(unwrap(text)) >= MIN_PROSE_SENTENCE_SHARE:  # comments in a program
+        return symbols > MAX_PROSE_SYMBOL_SHARE or (
+            symbols >= MIN_CODE_SYMBOL_SHARE and identifiers >= MIN_CODE_IDENTIFIER_SHARE)
     return symbols >= MIN_CODE_SYMBOL_SHARE or identifiers >= MIN_CODE_IDENTIFIER_SHARE
 
 

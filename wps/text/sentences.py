@@ -48,7 +48,18 @@ MIN_SPACE_ENDED_RUN = 12
 """Mean base letters between spaces above which a Thai or Lao piece is running text (clauses of
 several words) rather than a menu or a list of names (one or two words between spaces)."""
 MIN_SENTENCE_WORDS = 8
-
+MIN_UNENDED_WORDS = 10
+"""A piece this long that ends in a word (a list item written as a sentence, a lead-in ending
+with a colon) is a sentence without its terminal; menus, names and table cells are shorter.
+Not in scripts without spaces, whose word counts come from letters (:data:`SCRIPT_RATIOS`)."""
+MAX_UNENDED_WORDS = 35
+"""Longer runs without a terminal are lines the page broke without a block (``<br>``: "You
+cannot post new topics in this forum You cannot reply to ..."), not one sentence."""
+WORDS_PER_SEPARATOR = 6
+"""An unended piece with a comma (``, ; · / |``) for fewer words than this is a list of names
+("Crested Butte, Gunnison, Montrose, Durango"), not a sentence."""
+_LIST_SEPARATORS = regex.compile(r"[,;·/|、，]")
+_UNENDED = regex.compile(r"[\p{L}\p{M}][\p{Pe}\p{Pf}\"']*:?\s*$")
 
 def sentence_share(text: str) -> float:
     """Share of ``text`` in sentences of 8 words or more that end in a sentence terminal.
@@ -91,9 +102,14 @@ def unwrap(text: str) -> str:
 def is_sentence(piece: str) -> bool:
     """Whether one piece of text (no line break) is a sentence: 8+ words that end in a terminal,
     or 8+ words of long runs of a script that ends sentences with a space only."""
-    if word_count(piece) < MIN_SENTENCE_WORDS:
+    words = word_count(piece)
+    if words < MIN_SENTENCE_WORDS:
         return False
-    return ends_sentence(piece) or _space_ended_prose(piece)
+    return (ends_sentence(piece) or _space_ended_prose(piece)
+            or (MIN_UNENDED_WORDS <= words <= MAX_UNENDED_WORDS
+                and _UNENDED.search(piece) is not None and not has_unspaced(piece)
+                and ":" not in piece.rstrip().rstrip(":")  # a Key: value field
+                and _LIST_SEPARATORS.subn("", piece)[1] * WORDS_PER_SEPARATOR <= words))
 
 
 def ends_sentence(text: str) -> bool:
