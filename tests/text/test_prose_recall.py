@@ -77,3 +77,14 @@ def test_an_interview_question_set_as_a_heading_stays_and_a_title_goes(text_brow
     text = kept_text(run(render(text_browser, tmp_path, page)))
     assert question in text and ARTICLE[1] in text
     assert "Twenty years of rye" not in text and "Early mornings" not in text
+
+
+def test_a_lede_in_the_articles_header_joins_the_body(text_browser, tmp_path):
+    """The first sentences of a story, set in the article's ``<header>`` beside its title and
+    byline, are left out by the main-text extractor; they border the body, so they stay."""
+    lede = ("Neighbours have baked rye together in the old mill every Saturday for forty years, "
+            "and the town council now wants to know why the tradition works so well.")
+    page = (f"<article><header><h1>Rye on Saturdays</h1><p>By A. Baker</p><p>{lede}</p>"
+            f"</header><div class='article-body'>{body(ARTICLE)}</div></article>")
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    assert ARTICLE[0] in text and lede in text

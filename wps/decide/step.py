@@ -10,7 +10,8 @@ from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..steps import PageState, PipelineStep
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
-from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines
+from ..text.sentences import ends_sentence, sentence_share
+from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines, squeezed
 from .page import (MIN_ARTICLE_ABOVE_LOGIN_WORDS, NON_ARTICLE_PAGE, PageVerdict, judge_page,
                    login_form_node)
 
@@ -32,6 +33,8 @@ it took nothing (cookie notices, legal lines, teasers of other stories), only po
 POST_RESCUABLE = RESCUABLE | {"too_few_tokens"}
 """A post's body is writing by where it stands: rescued also when the extractor kept too little
 of it (its own text must still have ``min_words`` words)."""
+BORDERING_SENTENCE_SHARE = 0.5
+"""A left-out line beside the main text joins it when it ends a sentence and is mostly sentences."""
 TEXT_JUDGED = {"code_share"}
 """Filter reasons about part of a segment: prose beside a program keeps its sentences, and the
 lines that read as code are cut (:func:`wps.decide.lines.is_prose_line`)."""
@@ -154,6 +157,8 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         elif segment.reasons and set(segment.reasons) <= TEXT_JUDGED:
             segment.reasons.clear()
             segment.kept = True
+        if segment.kept and not post:
+            _add_bordering_sentences(segment)
         if rules.trim_lines and segment.kept:
             if named is None:
                 posts = find_posts(capture) if posts is None else posts
@@ -161,6 +166,40 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     return verdict
+
+
+def _add_bordering_sentences(segment: Segment) -> None:
+    """Sentences that the extractor left out right beside the main text of a kept prose segment
+    (a lede in the article's ``<header>``, a caption between paragraphs) join it, in the
+    segment's order: each line that is all sentences and borders a main-text line (or such a
+    line) is added."""
+    main = squeezed(segment.main_text)
+    if not main:
+        return
+    lines = [line for line in segment.text.splitlines() if line.strip()]
+    inside = [squeezed(line) in main for line in lines]
+    if all(inside):
+        return
+    chosen = list(inside)
+    for order in (range(len(lines)), reversed(range(len(lines)))):
+        previous = False
+        for index in order:
+            if chosen[index]:
+                previous = True
+            elif previous and _bordering_sentence(lines[index]):
+                chosen[index] = True
+            else:
+                previous = False
+    if chosen == inside:
+        return
+    filled = "\n".join(line for line, keep in zip(lines, chosen) if keep)
+    whole = squeezed(filled)
+    if all(squeezed(line) in whole for line in segment.main_text.splitlines()):
+        segment.main_text = filled
+
+
+def _bordering_sentence(line: str) -> bool:
+    return ends_sentence(line) and sentence_share(line) >= BORDERING_SENTENCE_SHARE
 
 
 def _rescuable(segment: Segment, post: bool) -> bool:
