@@ -50,7 +50,8 @@ def test_a_small_chrome_named_element_beside_the_writing_is_still_cut(text_brows
 
 def _readability_page(name: str) -> tuple[str, str]:
     root = require_shared(SHARED / "readability-dev")
-    html = gzip.open(root / "pages" / f"{name}.html.gz").read().decode("utf-8", "replace")
+    with gzip.open(root / "pages" / f"{name}.html.gz") as handle:
+        html = handle.read().decode("utf-8", "replace")
     return html, (root / "expected" / f"{name}.txt").read_text(encoding="utf-8")
 
 

@@ -20,16 +20,18 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..decide.step import DecisionRules, decide_segments
 from ..model import TEXT_TAG, PageCapture, Segment
 from .article_data import page_counts, score_predictions
 
 __all__ = ["DevSet", "DevPage", "group_folds", "readability_site", "nonarticle_site",
-           "prepare_pages", "detector_text", "cross_validate", "GRID", "heading_lines"]
+           "prepare_pages", "detector_text", "cross_validate_reference",
+           "cross_validate_labels", "GRID", "heading_lines"]
 
 PROFILES = ("detector", "article")
 GRID: dict[str, list[Any]] = {
@@ -294,9 +296,9 @@ def _check(dataset: Any, out: Path, segments: dict[str, list[Segment]]) -> dict[
         folder = out / name
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / "segments.jsonl", "w", encoding="utf-8") as handle:
-            for segment in page_segments:
-                handle.write(json.dumps({"text": segment.text, "main_text": segment.main_text,
-                                         "kept": segment.kept}, ensure_ascii=False) + "\n")
+            handle.writelines(json.dumps({"text": segment.text, "main_text": segment.main_text,
+                                          "kept": segment.kept}, ensure_ascii=False) + "\n"
+                              for segment in page_segments)
     report = run_check(dataset, out)
     add_posts_alone(dataset, out, report)
     return report

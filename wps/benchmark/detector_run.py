@@ -14,9 +14,17 @@ from typing import Any
 from ..files import write_text_atomic
 from ..model import PageCapture
 from .article_data import load_benchmark, read_html
-from .detector import (FOLDS, GRID, DevPage, DevSet, cross_validate_labels,
-                       cross_validate_reference, nonarticle_site, prepare_pages,
-                       readability_site)
+from .detector import (
+    FOLDS,
+    GRID,
+    DevPage,
+    DevSet,
+    cross_validate_labels,
+    cross_validate_reference,
+    nonarticle_site,
+    prepare_pages,
+    readability_site,
+)
 
 __all__ = ["DetectorSettings", "run_detector_benchmark", "render_markdown"]
 
@@ -127,7 +135,7 @@ def run_detector_benchmark(settings: DetectorSettings) -> dict[str, Any]:
     base = DecisionRules.from_config(configs["detector"]["decide"])
     result: dict[str, Any] = {
         "label": settings.label, "command": settings.command, "grid": GRID,
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": _commit(), "sets": {}}
     for dev in load_sets(settings):
         prepare_pages(dev.pages, configs, settings.segmenter, settings.progress)
@@ -164,8 +172,8 @@ def render_markdown(results: Path) -> str:
             continue
         lines += [f"## {set_name}", ""]
         if set_name == "nonarticle-dev":
-            lines += ["| run | rows | prose kept | leaks | posts alone | kept chars on "
-                      "index/login/table pages |", "|---|---|---|---|---|---|"]
+            lines += [("| run | rows | prose kept | leaks | posts alone | kept chars on "
+                       "index/login/table pages |"), "|---|---|---|---|---|---|"]
         else:
             lines += ["| run | rows | P | R | F1 | pages under 0.5 | recall, headings aside |",
                       "|---|---|---|---|---|---|---|"]

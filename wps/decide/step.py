@@ -8,12 +8,17 @@ from typing import Any
 from ..model import PageCapture, Segment
 from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..steps import PageState, PipelineStep
+from ..text.sentences import ends_sentence, sentence_share
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
-from ..text.sentences import ends_sentence, sentence_share
 from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines, squeezed
-from .page import (MIN_ARTICLE_ABOVE_LOGIN_WORDS, NON_ARTICLE_PAGE, PageVerdict, judge_page,
-                   login_form_node)
+from .page import (
+    MIN_ARTICLE_ABOVE_LOGIN_WORDS,
+    NON_ARTICLE_PAGE,
+    PageVerdict,
+    judge_page,
+    login_form_node,
+)
 
 NOT_PROSE = "not_prose"
 QUOTED = "quoted"
