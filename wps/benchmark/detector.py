@@ -29,9 +29,20 @@ from ..decide.step import DecisionRules, decide_segments
 from ..model import TEXT_TAG, PageCapture, Segment
 from .article_data import page_counts, score_predictions
 
-__all__ = ["DevSet", "DevPage", "group_folds", "readability_site", "nonarticle_site",
-           "prepare_pages", "detector_text", "cross_validate_reference",
-           "cross_validate_labels", "GRID", "heading_lines"]
+__all__ = [
+    "GRID",
+    "DevPage",
+    "DevSet",
+    "article_site",
+    "cross_validate_labels",
+    "cross_validate_reference",
+    "detector_text",
+    "group_folds",
+    "heading_lines",
+    "nonarticle_site",
+    "prepare_pages",
+    "readability_site",
+]
 
 PROFILES = ("detector", "article")
 GRID: dict[str, list[Any]] = {
@@ -51,6 +62,11 @@ def nonarticle_site(name: str) -> str:
     """The host part of a nonarticle-dev name: ``www.mindfactory.de-2`` → ``www.mindfactory.de``;
     the trafilatura pages (``toptal.com.python``) are one page per host, their whole name."""
     return re.sub(r"-\d+$", "", name)
+
+
+def article_site(name: str) -> str:
+    """The article benchmark has one page per site (mostly): each page is its own group."""
+    return name
 
 
 def group_folds(names: Iterable[str], group_of: Callable[[str], str], k: int) -> list[set[str]]:

@@ -19,6 +19,7 @@ from .detector import (
     GRID,
     DevPage,
     DevSet,
+    article_site,
     cross_validate_labels,
     cross_validate_reference,
     nonarticle_site,
@@ -26,7 +27,7 @@ from .detector import (
     readability_site,
 )
 
-__all__ = ["DetectorSettings", "run_detector_benchmark", "render_markdown"]
+__all__ = ["DetectorSettings", "render_markdown", "run_detector_benchmark"]
 
 SET_NAMES = ("readability-dev", "article-benchmark", "nonarticle-dev")
 
@@ -64,7 +65,7 @@ def load_sets(settings: DetectorSettings) -> list[DevSet]:
         truth, files = load_benchmark(settings.articles)
         gold = {key: truth[key].get("articleBody") or "" for key in files}
         sets.append(DevSet("article-benchmark", _pages(files, gold, settings, "articles"),
-                           lambda name: name, "reference", Path(settings.articles)))
+                           article_site, "reference", Path(settings.articles)))
     if settings.nonarticle is not None:
         root = settings.nonarticle
         labels = json.loads((root / "labels.json").read_text(encoding="utf-8"))
@@ -189,7 +190,7 @@ def render_markdown(results: Path) -> str:
             under = scores.get("detector (held out)", {}).get("under_half")
             lines.append(f"- {run['label']} ({run['date']}, wps {run['commit']}): thresholds "
                          f"chosen per fold: {_choices(scores['chosen'])}"
-                         + (f"; detector pages under 0.5: {', '.join(under) or 'none'}"
+                         + (f"; detector pages under 0.5: {', '.join(n[:12] for n in under) or 'none'}"
                             if under is not None else "")
                          + (f"; failed pages: {scores['failed']}" if scores.get("failed")
                             else ""))
