@@ -89,3 +89,34 @@ def test_a_lede_in_the_articles_header_joins_the_body(text_browser, tmp_path):
             f"</header><div class='article-body'>{body(ARTICLE)}</div></article>")
     text = kept_text(run(render(text_browser, tmp_path, page)))
     assert ARTICLE[0] in text and lede in text
+
+
+def test_an_article_joined_with_a_list_of_headlines_keeps_its_sentences(make_capture):
+    """The segmenter joined a list of headline links with the story: most of the segment is
+    links, but its main text is the story's sentences, which stay; the link lines go."""
+    from wps.decide import DecisionRules, decide_segments
+    from wps.model import Segment
+    from wps.segmenters.geometry import reading_text
+
+    headlines = [f"Headline number {n} about the new laptop keyboard" for n in range(14)]
+    story = " ".join(ARTICLE)
+    capture = make_capture(("BODY", [("DIV", [("UL", [("LI", [("A", [h])]) for h in headlines]),
+                                              ("P", [story])]),
+                                     ("DIV", [("P", [ARTICLE[0]])])]))
+    joined, rest = (capture.nodes[capture.nodes[0].id + 1], capture.nodes[-2])
+    segments = []
+    for root, main in ((joined.id, story), (rest.id, ARTICLE[0])):
+        node_ids = [n.id for n in capture.nodes if _under(capture, n.id, root)]
+        segment = Segment.from_box(str(root), (0, 0, 1000, 400), node_ids)
+        segment.text, segment.main_text = reading_text(capture, node_ids), main
+        segments.append(segment)
+    decide_segments(capture, segments, DecisionRules.from_config())
+    assert segments[0].kept and segments[0].main_text == story
+
+
+def _under(capture, node_id: int, root: int) -> bool:
+    while node_id is not None:
+        if node_id == root:
+            return True
+        node_id = capture.nodes[node_id].parent
+    return False

@@ -145,7 +145,8 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
     for segment, features, plain in pending:
         post = segment.extra.get("post_part") == "body"
         if verdict.is_article:
-            prose = rules.is_post_prose(features, segment.text) if post else plain
+            prose = (rules.is_post_prose(features, segment.text) if post
+                     else plain or _main_text_prose(segment, rules))
         elif verdict.is_login:
             prose = plain and post
         else:
@@ -205,6 +206,15 @@ def _add_bordering_sentences(segment: Segment) -> None:
 
 def _bordering_sentence(line: str) -> bool:
     return ends_sentence(line) and sentence_share(line) >= BORDERING_SENTENCE_SHARE
+
+
+def _main_text_prose(segment: Segment, rules: DecisionRules) -> bool:
+    """The main text the filters kept is itself prose, mostly sentences and long enough, though
+    the segment around it is mostly links (an article the segmenter joined with a list of
+    headlines): on an article page it stays, and line trimming cuts the link lines. (Not counted for the
+    page verdict: counting it kept a login page's rules text on nonarticle-dev.)"""
+    return (segment.kept and word_count(segment.main_text) >= rules.strict_min_words
+            and sentence_share(segment.main_text) >= rules.rescue_sentence_share)
 
 
 def _rescuable(segment: Segment, post: bool) -> bool:
