@@ -51,6 +51,7 @@ def name_tokens(value: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
+@lru_cache(maxsize=8192)
 def name_weight(classes: str, element_id: str = "", tag: str = "",
                 negative: frozenset[str] = NEGATIVE_NAMES) -> int:
     """-1 when a whole class or id (squeezed: ``footnoteText``) is a ``negative`` name, or the

@@ -27,6 +27,13 @@ MIN_EVIDENCE = 3
 sentence is not a program."""
 
 
+def _maybe_identifier(word: str) -> bool:
+    """A cheap test before :data:`_IDENTIFIER`: plain words have no ``_ . (`` and no capital
+    after a small letter."""
+    return ("_" in word or "." in word or "(" in word
+            or (not word.islower() and not word.isupper() and not word.istitle()))
+
+
 def looks_like_code(text: str) -> bool:
     """Whether ``text`` reads as program text rather than sentences, names or numbers.
 
@@ -42,7 +49,8 @@ def looks_like_code(text: str) -> bool:
     symbol_count = sum(ch in SYMBOLS for ch in text)
     symbols = symbol_count / chars if symbol_count >= MIN_EVIDENCE else 0.0
     words = text.split()
-    identifier_count = sum(1 for word in words if _IDENTIFIER.match(word.strip(",;:")))
+    identifier_count = sum(1 for word in words if _maybe_identifier(word)
+                           and _IDENTIFIER.match(word.strip(",;:")))
     identifiers = identifier_count / len(words) if identifier_count >= MIN_EVIDENCE else 0.0
     if sentence_share(unwrap(text)) >= MIN_PROSE_SENTENCE_SHARE:  # comments in a program
         return symbols > MAX_PROSE_SYMBOL_SHARE or (

@@ -11,6 +11,8 @@ Thai and Lao end sentences with a space only: there a long run of text counts as
 
 from __future__ import annotations
 
+import re
+
 import regex
 
 TERMINAL = r"[\p{Sentence_Terminal}…]"
@@ -61,6 +63,11 @@ WORDS_PER_SEPARATOR = 6
 _LIST_SEPARATORS = regex.compile(r"[,;·/|、，]")
 _UNENDED = regex.compile(r"[\p{L}\p{M}][\p{Pe}\p{Pf}\"']*:?\s*$")
 
+_ASCII_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+|(?<=[.!?][\"')\]]{2})\s+"
+                          r"|(?<=[.!?][\"')\]]{3})\s+|\n")
+""":data:`_BREAK` for ASCII text, with the standard ``re`` (several times faster)."""
+
+
 def sentence_share(text: str) -> float:
     """Share of ``text`` in sentences of 8 words or more that end in a sentence terminal.
 
@@ -71,7 +78,8 @@ def sentence_share(text: str) -> float:
     """
     if not text:
         return 0.0
-    long = sum(len(piece) for piece in _BREAK.split(text) if is_sentence(piece))
+    pieces = (_ASCII_BREAK if text.isascii() else _BREAK).split(text)
+    long = sum(len(piece) for piece in pieces if is_sentence(piece))
     return round(long / len(text), 2)
 
 
