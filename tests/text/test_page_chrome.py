@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from test_posts import SENTENCES, render, run
 
-from wps.decide.lines import CHROME_NAMES, is_prose_line, prose_lines
+from wps.decide.lines import is_prose_line, prose_lines
+from wps.page.names import NEGATIVE_NAMES
 
 ARTICLE = " ".join(SENTENCES)
 SHOP_BLURB = ("Our shop offers more than one hundred thousand products for your home, and every "
@@ -93,7 +94,7 @@ def test_line_rules():
     assert not is_prose_line("Pros: Quiet, Light Weight, Exceeded Expectations, Durable")
     assert not is_prose_line("Martindale (Scheuertouren bei Bezugsstoff!): 40.000 Touren")
     assert is_prose_line("I bought it in spring, and it has run every weekend since then.")
-    assert {"readmore", "footnote", "disclaimer"} <= CHROME_NAMES
+    assert {"readmore", "footnote", "disclaimer"} <= NEGATIVE_NAMES
     lead_in = ("The unit also has a terminal for charging the batteries of cars and boats. Its "
                "power is commonly used for the following typical devices:")
     assert is_prose_line(lead_in) and not is_prose_line("Our typical devices are these:")

@@ -17,9 +17,9 @@ import numpy as np
 
 from ..model import TEXT_TAG, PageCapture, Segment
 from ..posts.records import subtree_totals, subtree_words
-from ..text.sentences import SENTENCE_END, sentence_share, word_count
+from ..text.sentences import sentence_share, word_count
 
-FIELD_LINE = re.compile(r"^(?:[^.!?:()]|\([^)]{0,40}\)){1,40}:\s*\S.{0,40}$")
+FIELD_LINE = re.compile(r"^(?:[^.!?:：()]|\([^)]{0,40}\)){1,40}[:：]\s*\S.{0,40}$")
 """A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
@@ -233,4 +233,4 @@ def _font_size(capture: PageCapture, node_id: int) -> float:
 
 
 __all__ = ["SegmentFeatures", "PageFacts", "segment_features", "sentence_share", "word_count",
-           "body_font_size", "FIELD_LINE", "SENTENCE_END"]
+           "body_font_size", "FIELD_LINE"]

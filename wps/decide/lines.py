@@ -6,7 +6,8 @@ lists too), mostly digits, or too short to be a sentence; and, by where it stand
 it is one link (a teaser's "read the article" line), a heading, a line of a header, footer, nav or
 aside without a sentence ("Commenting on this article is closed."), inside an element named
 as chrome (``readmore``, ``footnote``, ``disclaimer``, ``byline``: Readability's negative class
-words, those that never hold writing), or the text of a list of posts outside its posts
+words, those that never hold writing, weighed against positive ones by :mod:`wps.page.names`)
+that holds a small share of the segment's text, or the text of a list of posts outside its posts
 (:func:`wps.posts.records.post_list_chrome`: "3 comments", "No reviews yet"). Headings going is right for a detector and why the article
 profile (``eval/articles.toml``) turns this off.
 """
@@ -14,39 +15,46 @@ profile (``eval/articles.toml``) turns this off.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..model import PageCapture
-from ..posts.records import names_a_word
+from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..segmenters.geometry import reading_lines
-from ..text.sentences import sentence_share
-from .features import FIELD_LINE, HEADING_TAGS, SENTENCE_END, word_count
+from ..text.code import looks_like_code
+from ..text.sentences import ends_sentence, is_sentence, sentence_share
+from .features import FIELD_LINE, HEADING_TAGS, word_count
 
-LIST_FIELD = re.compile(r"^[^:.!?]{1,30}:\s*[^,.!?:]{1,30}(?:,\s*[^,.!?:]{1,30})+$")
+LIST_FIELD = re.compile(r"^[^:：.!?]{1,30}[:：]\s*[^,，、.!?:]{1,30}(?:[,，、]\s*[^,，、.!?:]{1,30})+$")
 """A ``Key: a, b, c`` line: a review's "Pros: Quiet, Light Weight, Durable", a spec's colours."""
 LANDMARKS = frozenset({"header", "footer", "nav", "aside"})
-CHROME_NAMES = frozenset({
-    "readmore", "morelink", "continuereading", "notice", "disclaimer", "footnote", "footnotes",
-    "footnotetext", "byline", "breadcrumb", "breadcrumbs", "copyright", "legal", "pagination",
-    "pager", "sharing", "share", "social", "sharebar", "tags", "taglist", "related",
-})
-"""Class or id words (or whole squeezed names) of elements that never hold writing."""
+MAX_NAMED_SHARE = 0.4
+"""A chrome-named element (:func:`wps.page.names.names_chrome`) is cut only while it holds at
+most this share of its segment's text: a share bar or a "read more" box beside the writing, not
+the article body a theme wrapped in ``div#gigya-share-btns-2_gig_containerParent`` or
+``div#read-more``."""
 
 MIN_SENTENCE_WORDS = 5
+MIN_LEAD_IN_WORDS = 8
+"""A line this long that ends with a colon introduces what follows ("Submitting some parameters,
+it would look like this:"); a shorter one is a label or a field name."""
 """Forum posts often end without a full stop; a line this long still counts as prose."""
 
 
-def is_prose_line(line: str, min_sentence_words: int = 3) -> bool:
-    """
+def is_prose_line(line: str, min_sentence_words: int = 3, code: bool = True) -> bool:
+    """Whether a line is writing; with ``code``, a line that reads as a program is not (a
+    post's lines are its writer's, snippets included).
+
     >>> [is_prose_line(x) for x in ("Gewicht: 250 g", "Read 664 more words",
     ...                             "Works fine, my guinea pigs love it",
     ...                             "Pros: Quiet, Light Weight, Durable")]
     [False, False, True, False]
     """
     line = line.strip()
-    if line.endswith(SENTENCE_END) and word_count(line) >= min_sentence_words:
+    if code and looks_like_code(line):
+        return False
+    if ends_sentence(line) and word_count(line) >= min_sentence_words:
         return True
     if sentence_share(line) > 0:  # sentences, then "…the following devices:"
         return True
@@ -54,7 +62,8 @@ def is_prose_line(line: str, min_sentence_words: int = 3) -> bool:
         return False
     if sum(ch.isdigit() for ch in line) > 0.3 * max(len(line), 1):
         return False
-    return word_count(line) >= MIN_SENTENCE_WORDS and not line.endswith(":")
+    words = word_count(line)
+    return words >= MIN_SENTENCE_WORDS and (not line.endswith(":") or words >= MIN_LEAD_IN_WORDS)
 
 
 def prose_lines(text: str, chrome: frozenset[str] = frozenset(),
@@ -65,7 +74,7 @@ def prose_lines(text: str, chrome: frozenset[str] = frozenset(),
     min_words = 1 if post else 3
     lines = [line for line in text.splitlines() if line.strip()]
     kept = [line for line in lines
-            if is_prose_line(line, min_words) and squeezed(line) not in chrome]
+            if is_prose_line(line, min_words, code=not post) and squeezed(line) not in chrome]
     return "\n".join(kept), len(lines) - len(kept)
 
 
@@ -74,37 +83,61 @@ def squeezed(text: str) -> str:
     return "".join(text.split())
 
 
-def named_chrome(capture: PageCapture) -> np.ndarray:
-    """Per node: inside a heading or an element named as chrome (:data:`CHROME_NAMES`); one pass,
-    parents before children."""
-    inside = np.zeros(len(capture.nodes), dtype=bool)
+@dataclass(slots=True)
+class PageChrome:
+    """What the page's tree says is chrome, per node, computed once per page: inside a heading
+    (``heading``), inside a list of posts outside its posts (``marked``), and the chrome-named
+    elements it is in (``owners``, weighed per segment by :func:`chrome_lines`)."""
+
+    heading: np.ndarray
+    marked: np.ndarray
+    owners: list[tuple[int, ...]]
+
+
+def page_chrome(capture: PageCapture, marked: np.ndarray | None = None) -> PageChrome:
+    """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first."""
+    heading = np.zeros(len(capture.nodes), dtype=bool)
     for node in capture.nodes:
-        if (node.parent is not None and inside[node.parent]) or node.tag in HEADING_TAGS:
-            inside[node.id] = True
-        elif node.attrs:
-            inside[node.id] = _chrome_name(node.attrs.get("class", ""), node.attrs.get("id", ""))
-    return inside
+        heading[node.id] = ((node.parent is not None and heading[node.parent])
+                            or node.tag in HEADING_TAGS)
+    if marked is None:
+        marked = np.zeros(len(capture.nodes), dtype=bool)
+    return PageChrome(heading, marked, chrome_owners(capture, NEGATIVE_NAMES))
 
 
-@lru_cache(maxsize=4096)
-def _chrome_name(classes: str, element_id: str) -> bool:
-    """Whether a class list or id names chrome (pages repeat theirs: cached)."""
-    return names_a_word(f"{classes} {element_id}", CHROME_NAMES)
-
-
-def chrome_lines(capture: PageCapture, node_ids: list[int], named: np.ndarray,
+def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
     """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
-    chrome, squeezed: all inside links, all inside headings or chrome-named elements
-    (``named``: :func:`named_chrome`), or (``landmarks``) all inside landmarks with no sentence.
+    chrome, squeezed: all inside links; all inside ``chrome.marked`` nodes; all inside
+    headings, unless the line is a sentence (an interview's question set as a heading); all
+    inside chrome-named elements that hold a small share of the segment's text
+    (:data:`MAX_NAMED_SHARE`); or (``landmarks``) all inside landmarks with no sentence.
     A post's lines are writing wherever the post stands (comment lists sit in ``<aside>``)."""
-    chrome = set()
-    for line in reading_lines(capture, node_ids):
+    lines = reading_lines(capture, node_ids)
+    small = _small_owners(capture, lines, chrome.owners)
+    found = set()
+    for line in lines:
         nodes = [capture.nodes[node_id] for node_id, _ in line]
         text = " ".join(piece for _, piece in line)
         if (all("link" in node.inside for node in nodes)
-                or all(named[node.id] for node in nodes)
+                or all(chrome.marked[node.id] or any(owner in small
+                                                    for owner in chrome.owners[node.id])
+                       for node in nodes)
+                or (all(chrome.heading[node.id] for node in nodes) and not is_sentence(text))
                 or (landmarks and all(node.inside & LANDMARKS for node in nodes)
                     and not sentence_share(text))):
-            chrome.add(squeezed(text))
-    return frozenset(chrome)
+            found.add(squeezed(text))
+    return frozenset(found)
+
+
+def _small_owners(capture: PageCapture, lines: list, owners: list[tuple[int, ...]]) -> set[int]:
+    """The chrome-named elements that hold at most :data:`MAX_NAMED_SHARE` of the segment's
+    text (characters of its lines)."""
+    held: dict[int, int] = {}
+    total = 0
+    for line in lines:
+        for node_id, piece in line:
+            total += len(piece)
+            for owner in owners[node_id]:
+                held[owner] = held.get(owner, 0) + len(piece)
+    return {owner for owner, chars in held.items() if chars <= MAX_NAMED_SHARE * total}

@@ -9,11 +9,17 @@ from ..model import PageCapture, Segment
 from ..page.boilerplate import is_notice, is_statistics
 from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..steps import PageState, PipelineStep
+from ..text.sentences import ends_sentence, sentence_share
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind
-from .lines import chrome_lines, is_prose_line, named_chrome, prose_lines
-from .page import (MIN_ARTICLE_ABOVE_LOGIN_WORDS, NON_ARTICLE_PAGE, PageVerdict, judge_page,
-                   login_form_node)
+from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines, squeezed
+from .page import (
+    MIN_ARTICLE_ABOVE_LOGIN_WORDS,
+    NON_ARTICLE_PAGE,
+    PageVerdict,
+    judge_page,
+    login_form_node,
+)
 
 NOT_PROSE = "not_prose"
 QUOTED = "quoted"
@@ -30,14 +36,23 @@ TOO_LITTLE_PROSE = "too_little_prose"
 """Prose, but fewer than ``min_words`` words remain once its non-prose lines go."""
 RESCUABLE = {"no_main_text"}
 """Filter reasons that clear prose overrides: the extractor missed text the page shows."""
+CUT_SHORT = {"too_few_tokens", "main_text_overlap"}
+"""Filter reasons that clear prose overrides where the extractor took part of the segment (its
+main text there is not empty): the extractor chose the block and cut its sentences short. Where
+it took nothing (cookie notices, legal lines, teasers of other stories), only posts are rescued."""
+POST_RESCUABLE = RESCUABLE | {"too_few_tokens"}
+"""A post's body is writing by where it stands: rescued also when the extractor kept too little
+of it (its own text must still have ``min_words`` words)."""
+BORDERING_SENTENCE_SHARE = 0.5
+"""A left-out line beside the main text joins it when it ends a sentence and is mostly sentences."""
+TEXT_JUDGED = {"code_share"}
+"""Filter reasons about part of a segment: prose beside a program keeps its sentences, and the
+lines that read as code are cut (:func:`wps.decide.lines.is_prose_line`)."""
 RESCUE_COVERAGE = 0.5
 """Prose whose main text is less than this share of its text is rescued whole."""
 POST_RESCUE_COVERAGE = 0.9
 """A post's body (chrome and quotes already apart) is its own text unless the extractor kept
 nearly all of it (extractors cut short replies, smileys and emphasis out of posts)."""
-POST_RESCUABLE = RESCUABLE | {"too_few_tokens"}
-"""A post's body is writing by where it stands: rescued also when the extractor kept too little
-of it (its own text must still have ``min_words`` words)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +91,7 @@ class DecisionRules:
         """A post's body: writing by where it stands, so one line of prose is enough (short
         replies have no 8-word sentence), unless it is links or a form."""
         return (f.link_share < self.max_link_share and f.form_share < self.max_form_share
-                and any(is_prose_line(line) for line in text.splitlines()))
+                and any(is_prose_line(line, code=False) for line in text.splitlines()))
 
     def is_strict_prose(self, f: SegmentFeatures) -> bool:
         """Prose that holds on a non-article page: mostly sentences, and long enough."""
@@ -136,7 +151,8 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
     for segment, features, plain in pending:
         post = segment.extra.get("post_part") == "body"
         if verdict.is_article:
-            prose = rules.is_post_prose(features, segment.text) if post else plain
+            prose = (rules.is_post_prose(features, segment.text) if post
+                     else plain or _main_text_prose(segment, rules))
         elif verdict.is_login:
             prose = plain and post
         else:
@@ -147,13 +163,18 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             continue
         coverage = POST_RESCUE_COVERAGE if post else RESCUE_COVERAGE
         if ((post or features.sentence_share >= rules.rescue_sentence_share)
-                and set(segment.reasons) <= (POST_RESCUABLE if post else RESCUABLE)
+                and _rescuable(segment, post)
                 and len(segment.main_text) < coverage * len(segment.text)):
             _rescue(segment)
+        elif segment.reasons and set(segment.reasons) <= TEXT_JUDGED:
+            segment.reasons.clear()
+            segment.kept = True
+        if segment.kept and not post:
+            _add_bordering_sentences(segment)
         if rules.trim_lines and segment.kept:
             if named is None:
                 posts = find_posts(capture) if posts is None else posts
-                named = named_chrome(capture) | post_list_chrome(capture, posts)
+                named = page_chrome(capture, post_list_chrome(capture, posts))
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
         if segment.kept and not post and is_statistics(segment.main_text):
@@ -175,6 +196,55 @@ def _drop_end_notices(segments: list[Segment]) -> None:
 
 def _first_node(segment: Segment) -> int:
     return min(segment.node_ids, default=-1)
+
+
+def _add_bordering_sentences(segment: Segment) -> None:
+    """Sentences that the extractor left out right beside the main text of a kept prose segment
+    (a lede in the article's ``<header>``, a caption between paragraphs) join it, in the
+    segment's order: each line that is all sentences and borders a main-text line (or such a
+    line) is added."""
+    main = squeezed(segment.main_text)
+    if not main:
+        return
+    lines = [line for line in segment.text.splitlines() if line.strip()]
+    inside = [squeezed(line) in main for line in lines]
+    if all(inside):
+        return
+    chosen = list(inside)
+    for order in (range(len(lines)), reversed(range(len(lines)))):
+        previous = False
+        for index in order:
+            if chosen[index]:
+                previous = True
+            elif previous and _bordering_sentence(lines[index]):
+                chosen[index] = True
+            else:
+                previous = False
+    if chosen == inside:
+        return
+    filled = "\n".join(line for line, keep in zip(lines, chosen) if keep)
+    whole = squeezed(filled)
+    if all(squeezed(line) in whole for line in segment.main_text.splitlines()):
+        segment.main_text = filled
+
+
+def _bordering_sentence(line: str) -> bool:
+    return ends_sentence(line) and sentence_share(line) >= BORDERING_SENTENCE_SHARE
+
+
+def _main_text_prose(segment: Segment, rules: DecisionRules) -> bool:
+    """The main text the filters kept is itself prose, mostly sentences and long enough, though
+    the segment around it is mostly links (an article the segmenter joined with a list of
+    headlines): on an article page it stays, and line trimming cuts the link lines. (Not counted for the
+    page verdict: counting it kept a login page's rules text on nonarticle-dev.)"""
+    return (segment.kept and word_count(segment.main_text) >= rules.strict_min_words
+            and sentence_share(segment.main_text) >= rules.rescue_sentence_share)
+
+
+def _rescuable(segment: Segment, post: bool) -> bool:
+    reasons = set(segment.reasons)
+    return (reasons <= (POST_RESCUABLE if post else RESCUABLE)
+            or (reasons <= CUT_SHORT and bool(segment.main_text.strip())))
 
 
 def _drop(segment: Segment, reason: str) -> None:

@@ -7,7 +7,6 @@ re-running the page (``wps filter``).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Protocol, Sequence, runtime_checkable
@@ -17,16 +16,14 @@ from ..model import Segment
 __all__ = ["TextUnit", "RuleResult", "KEEP", "Rule", "evaluate_rules", "apply_rules",
            "count_outcomes", "count_tokens"]
 
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
 
 def count_tokens(text: str) -> int:
     """Whitespace tokens, with every CJK character (Han, kana, Hangul) counted as one token:
-    those scripts do not separate words by spaces, so a whole paragraph is one "word"."""
-    unspaced = len(_UNSPACED.findall(text))
-    if not unspaced:
-        return len(text.split())
-    return unspaced + len(_UNSPACED.sub(" ", text).split())
+    those scripts do not separate words by spaces, so a whole paragraph is one "word"
+    (:func:`wps.text.sentences.token_count`; Thai, Lao, Khmer and Burmese by their word ratio)."""
+    from ..text.sentences import token_count  # wps.text imports this module
+
+    return token_count(text)
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ is decided by tag: consecutive text nodes under the same nearest block-level anc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +50,8 @@ class PageLayout:
     """Id of the nearest list item / table cell ancestor, or -1."""
     in_link: np.ndarray
     in_code: np.ndarray
+    """Inside a code element whose text reads as code (:func:`code_elements`), not merely
+    inside ``<pre>``/``<code>``."""
 
 
 def build_layout(capture: PageCapture, text_node_ids: np.ndarray) -> PageLayout:
@@ -56,6 +59,7 @@ def build_layout(capture: PageCapture, text_node_ids: np.ndarray) -> PageLayout:
     nodes = capture.nodes
     block_of: dict[int, int] = {}  # element id -> nearest block-level ancestor-or-self
     item_of: dict[int, int] = {}
+    code_of: dict[int, int] = {}
 
     def nearest(node_id: int | None, tags: frozenset[str], memo: dict[int, int]) -> int:
         chain: list[int] = []
@@ -79,6 +83,7 @@ def build_layout(capture: PageCapture, text_node_ids: np.ndarray) -> PageLayout:
     item = np.full(count, -1, dtype=np.int64)
     in_link = np.zeros(count, dtype=bool)
     in_code = np.zeros(count, dtype=bool)
+    code = code_elements(capture, nearest)
     current_block, previous_key, broken = -1, None, False
     for node in nodes:  # node ids are in document order
         if node.tag in BREAK_TAGS:
@@ -94,8 +99,28 @@ def build_layout(capture: PageCapture, text_node_ids: np.ndarray) -> PageLayout:
         block[position] = current_block
         item[position] = nearest(node.parent, ITEM_TAGS, item_of)
         in_link[position] = "link" in node.inside
-        in_code[position] = "code" in node.inside
+        in_code[position] = "code" in node.inside and nearest(node.parent, CODE_TAGS,
+                                                              code_of) in code
     return PageLayout(block, item, in_link, in_code)
+
+
+CODE_TAGS = frozenset({"PRE", "CODE", "KBD", "SAMP"})
+
+
+def code_elements(capture: PageCapture, nearest: Any) -> set[int]:
+    """The code elements (nearest ``pre``/``code``/``kbd``/``samp`` of a text node) whose whole
+    text reads as code (:func:`wps.text.code.looks_like_code`): a plain-text document in
+    ``<pre>`` is prose. ``nearest(node_id, tags, memo)`` finds an ancestor (:func:`build_layout`)."""
+    from .code import looks_like_code
+
+    texts: dict[int, list[str]] = {}
+    memo: dict[int, int] = {}
+    for node in capture.nodes:
+        if node.is_text and "code" in node.inside:
+            owner = nearest(node.parent, CODE_TAGS, memo)
+            if owner >= 0:
+                texts.setdefault(owner, []).append(node.text)
+    return {owner for owner, parts in texts.items() if looks_like_code("".join(parts))}
 
 
 def text_statistics(layout: PageLayout, positions: np.ndarray, main_chars: np.ndarray,

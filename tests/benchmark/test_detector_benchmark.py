@@ -1,0 +1,53 @@
+"""The detector-input benchmark's pieces: folds never split a site, captures are found by the
+page their URL names, headings are set aside from a reference, a bad --sets is a usage error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from wps.benchmark.detector import (group_folds, nonarticle_site, readability_site,
+                                    without_headings)
+from wps.benchmark.detector_run import capture_index
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_folds_keep_each_site_together():
+    names = ["nytimes-1", "nytimes-2", "nytimes-3", "bbc-1", "wapo-1", "wapo-2", "lwn-1", "002"]
+    folds = group_folds(names, readability_site, 3)
+    assert sorted(n for fold in folds for n in fold) == sorted(names)
+    for fold in folds:
+        sites = {readability_site(n) for n in fold}
+        assert all(readability_site(n) not in sites for other in folds if other is not fold
+                   for n in other)
+    assert nonarticle_site("www.mindfactory.de-2") == nonarticle_site("www.mindfactory.de-4")
+
+
+def test_captures_are_found_by_folder_or_by_the_page_their_url_names(tmp_path):
+    by_hash = tmp_path / "a" / "08184ac8121a" / "capture"
+    by_hash.mkdir(parents=True)
+    (by_hash / "capture.json").write_text(json.dumps(
+        {"format": "wps-capture/1", "url": "file:///data/pages/medium-2.html.gz"}))
+    by_name = tmp_path / "b" / "bbc-1"
+    by_name.mkdir(parents=True)
+    (by_name / "capture.json").write_text("{}")
+    index = capture_index([tmp_path / "a", tmp_path / "b"])
+    assert index["medium-2"] == by_hash and index["bbc-1"] == by_name
+    assert "medium-3" not in index
+
+
+def test_headings_are_set_aside_from_the_reference():
+    gold = "Rye on Saturdays\nNeighbours bake rye together.\nEarly mornings\nThe oven is hot."
+    assert without_headings(gold, frozenset({"RyeonSaturdays", "Earlymornings"})) == \
+        "Neighbours bake rye together.\nThe oven is hot."
+
+
+def test_an_unknown_set_is_a_usage_error(tmp_path):
+    done = subprocess.run([sys.executable, "scripts/benchmark_detector.py", "--sets", "nope",
+                           "--results", str(tmp_path)], cwd=REPO, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert done.returncode != 0 and "unknown" in done.stderr
+    assert not list(tmp_path.iterdir())

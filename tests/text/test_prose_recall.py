@@ -1,0 +1,122 @@
+"""Recall first: an article body stays whatever its ancestors are named; class and id names cut
+only an element that holds a small share of its segment's text (a share bar, a "read more"
+line), weighed against positive names. Pages built here and rendered in Chromium, and the real
+readability-dev page whose body sits in a ``share``-named container (read in place)."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from shared_data import SHARED, require_shared
+from test_posts import SENTENCES, render, run
+
+ARTICLE = [" ".join(SENTENCES[i:i + 2]) for i in range(0, 6, 2)]
+SHARE_BAR = ("<div class='share-bar'><a href='#f'>Share on Facebook</a> "
+             "<a href='#t'>Share on Twitter</a></div>")
+READ_MORE = "<div class='readmore'><a href='#more'>Read 12 more stories like this</a></div>"
+
+
+def kept_text(result) -> str:
+    return "\n".join(s.main_text for s in result.segmentation.segments if s.kept)
+
+
+def body(paragraphs: list[str]) -> str:
+    return "".join(f"<p>{text}</p>" for text in paragraphs)
+
+
+WRAPPERS = {
+    "id holding share": "<div id='gigya-share-btns-2_gig_containerParent'>{}</div>",
+    "main named social": "<main class='social-layout'>{}</main>",
+    "story in read-more": "<div id='read-more'>{}</div>",
+    "class shareArea": "<div class='shareArea'><div class='wrap'>{}</div></div>",
+}
+
+
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+def test_an_article_body_stays_inside_a_chrome_named_ancestor(text_browser, tmp_path, wrapper):
+    page = WRAPPERS[wrapper].format(f"<h1>Baking rye at home</h1>{body(ARTICLE)}{SHARE_BAR}")
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    for paragraph in ARTICLE:
+        assert paragraph in text
+
+
+def test_a_small_chrome_named_element_beside_the_writing_is_still_cut(text_browser, tmp_path):
+    page = f"<article>{body(ARTICLE)}{SHARE_BAR}{READ_MORE}</article>"
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    assert ARTICLE[0] in text
+    assert "Share on Facebook" not in text and "Read 12 more" not in text
+
+
+def _readability_page(name: str) -> tuple[str, str]:
+    root = require_shared(SHARED / "readability-dev")
+    with gzip.open(root / "pages" / f"{name}.html.gz") as handle:
+        html = handle.read().decode("utf-8", "replace")
+    return html, (root / "expected" / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def test_a_real_body_in_a_share_named_container_is_kept(text_browser, tmp_path):
+    """readability-dev ``bug-1255978``: the story sits in a container whose id holds ``share``;
+    every sentence of the reference that is a long line must reach the detector."""
+    from wps.benchmark.article_data import without_scripts
+
+    html, expected = _readability_page("bug-1255978")
+    page = tmp_path / "page.html"
+    page.write_text(without_scripts(html), encoding="utf-8")
+    text = " ".join(kept_text(run(text_browser.capture(str(page)))).split())
+    long_lines = [" ".join(line.split()) for line in expected.splitlines()
+                  if len(line.split()) >= 25]
+    assert long_lines
+    found = sum(line in text for line in long_lines)
+    assert found >= 0.9 * len(long_lines), (found, len(long_lines))
+
+
+def test_an_interview_question_set_as_a_heading_stays_and_a_title_goes(text_browser, tmp_path):
+    question = "What made you decide to leave the city after twenty years there?"
+    page = (f"<article><h1>Twenty years of rye</h1><p>{ARTICLE[0]}</p><h3>{question}</h3>"
+            f"<p>{ARTICLE[1]}</p><h3>Early mornings</h3><p>{ARTICLE[2]}</p></article>")
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    assert question in text and ARTICLE[1] in text
+    assert "Twenty years of rye" not in text and "Early mornings" not in text
+
+
+def test_a_lede_in_the_articles_header_joins_the_body(text_browser, tmp_path):
+    """The first sentences of a story, set in the article's ``<header>`` beside its title and
+    byline, are left out by the main-text extractor; they border the body, so they stay."""
+    lede = ("Neighbours have baked rye together in the old mill every Saturday for forty years, "
+            "and the town council now wants to know why the tradition works so well.")
+    page = (f"<article><header><h1>Rye on Saturdays</h1><p>By A. Baker</p><p>{lede}</p>"
+            f"</header><div class='article-body'>{body(ARTICLE)}</div></article>")
+    text = kept_text(run(render(text_browser, tmp_path, page)))
+    assert ARTICLE[0] in text and lede in text
+
+
+def test_an_article_joined_with_a_list_of_headlines_keeps_its_sentences(make_capture):
+    """The segmenter joined a list of headline links with the story: most of the segment is
+    links, but its main text is the story's sentences, which stay; the link lines go."""
+    from wps.decide import DecisionRules, decide_segments
+    from wps.model import Segment
+    from wps.segmenters.geometry import reading_text
+
+    headlines = [f"Headline number {n} about the new laptop keyboard" for n in range(14)]
+    story = " ".join(ARTICLE)
+    capture = make_capture(("BODY", [("DIV", [("UL", [("LI", [("A", [h])]) for h in headlines]),
+                                              ("P", [story])]),
+                                     ("DIV", [("P", [ARTICLE[0]])])]))
+    joined, rest = (capture.nodes[capture.nodes[0].id + 1], capture.nodes[-2])
+    segments = []
+    for root, main in ((joined.id, story), (rest.id, ARTICLE[0])):
+        node_ids = [n.id for n in capture.nodes if _under(capture, n.id, root)]
+        segment = Segment.from_box(str(root), (0, 0, 1000, 400), node_ids)
+        segment.text, segment.main_text = reading_text(capture, node_ids), main
+        segments.append(segment)
+    decide_segments(capture, segments, DecisionRules.from_config())
+    assert segments[0].kept and segments[0].main_text == story
+
+
+def _under(capture, node_id: int, root: int) -> bool:
+    while node_id is not None:
+        if node_id == root:
+            return True
+        node_id = capture.nodes[node_id].parent
+    return False

@@ -1,0 +1,339 @@
+"""One benchmark for the detector's input: what the kept segments' ``main_text`` holds on every
+public dev set, for the detector profile and the article profile, next to trafilatura's on the
+same pages, held out by site.
+
+Per page, the capture is segmented once and every step before the prose decision runs per
+profile (:func:`prepare_pages`); the decision, the only part with fitted thresholds, then runs
+per candidate (:func:`cross_validate`): the pages are dealt into folds grouped by site
+(:func:`group_folds`, scikit-learn's ``GroupKFold`` assignment), each fold's thresholds are chosen
+on the other folds' pages only, and the fold's own pages are scored with them. The figures:
+
+* ``readability-dev`` and the article benchmark: precision, recall and F1 of the kept text
+  against the reference with the benchmark's metric (:mod:`.article_data`, as
+  ``readability-dev/score.py``), pages under 0.5, and the article benchmark's recall against
+  the body with its headings aside (a detector profile cuts headings by design);
+* ``nonarticle-dev``: its ``check.py``'s figures (:mod:`.nonarticle`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..decide.step import DecisionRules, decide_segments
+from ..model import TEXT_TAG, PageCapture, Segment
+from .article_data import page_counts, score_predictions
+
+__all__ = [
+    "GRID",
+    "DevPage",
+    "DevSet",
+    "article_site",
+    "cross_validate_labels",
+    "cross_validate_reference",
+    "detector_text",
+    "group_folds",
+    "heading_lines",
+    "nonarticle_site",
+    "prepare_pages",
+    "readability_site",
+]
+
+PROFILES = ("detector", "article")
+GRID: dict[str, list[Any]] = {
+    "min_sentence_share": [0.05, 0.1, 0.15],
+    "min_page_prose_share": [0.05, 0.1, 0.2],
+}
+"""The decision's thresholds chosen per fold (on the other folds' pages)."""
+FOLDS = 5
+
+
+def readability_site(name: str) -> str:
+    """``nytimes-3`` → ``nytimes``: readability-dev names one site per name without ``-N``."""
+    return re.sub(r"-\d+$", "", name)
+
+
+def nonarticle_site(name: str) -> str:
+    """The host part of a nonarticle-dev name: ``www.mindfactory.de-2`` → ``www.mindfactory.de``;
+    the trafilatura pages (``toptal.com.python``) are one page per host, their whole name."""
+    return re.sub(r"-\d+$", "", name)
+
+
+def article_site(name: str) -> str:
+    """The article benchmark has one page per site (mostly): each page is its own group."""
+    return name
+
+
+def group_folds(names: Iterable[str], group_of: Callable[[str], str], k: int) -> list[set[str]]:
+    """``k`` folds of ``names``, no group split across folds: groups by size (largest first),
+    each into the fold with the fewest pages so far, as scikit-learn's ``GroupKFold`` deals them
+    (no scikit-learn needed)."""
+    groups: dict[str, list[str]] = {}
+    for name in sorted(names):
+        groups.setdefault(group_of(name), []).append(name)
+    k = max(1, min(k, len(groups)))
+    folds: list[set[str]] = [set() for _ in range(k)]
+    for _, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        min(folds, key=len).update(members)
+    return folds
+
+
+@dataclass(slots=True)
+class DevPage:
+    """One page of a set, with its segments after every step before the decision, per profile."""
+
+    name: str
+    capture: PageCapture | None
+    html: str = ""
+    gold: str = ""
+    before: dict[str, list[Segment]] = field(default_factory=dict)
+    error: str = ""
+
+
+@dataclass(slots=True)
+class DevSet:
+    name: str
+    pages: list[DevPage]
+    group_of: Callable[[str], str]
+    kind: str
+    """``reference`` (scored against a reference text) or ``labels`` (nonarticle-dev)."""
+    root: Path
+
+
+def prepare_pages(pages: list[DevPage], configs: dict[str, dict[str, Any]],
+                  segmenter_name: str = "dom-cohesion", progress: bool = False) -> None:
+    """Segment each capture once and run each profile's steps before the decision on copies."""
+    from ..pipeline import PipelineOptions, build_steps
+    from ..steps import PageState, run_steps
+
+    steps = {profile: [step for step in build_steps(PipelineOptions(segmenter=segmenter_name,
+                                                                    config=config))
+                       if step.name != "decision"]
+             for profile, config in configs.items()}
+    segment_step = next(iter(steps.values()))[0]
+    for page in _progress(pages, progress, "steps"):
+        if page.capture is None:
+            continue
+        try:
+            state = PageState(page.capture)
+            segment_step.run(state)
+            for profile, profile_steps in steps.items():
+                copy_state = PageState(page.capture, copy.deepcopy(state.segmentation))
+                run_steps(profile_steps[1:], copy_state)
+                page.before[profile] = copy_state.segments
+        except Exception as err:  # noqa: BLE001 - one broken page scores empty, not a crash
+            page.error = f"{type(err).__name__}: {err}"
+            page.before.clear()
+
+
+def detector_text(segments: list[Segment]) -> str:
+    """The detector's input: the kept segments' ``main_text`` (``text`` where it is empty), in
+    file order (what ``wps/detect/jsonl.py`` scores)."""
+    return "\n".join(segment.main_text if segment.main_text.strip() else segment.text
+                     for segment in segments if segment.kept)
+
+
+def decided(page: DevPage, profile: str, rules: DecisionRules | None) -> list[Segment]:
+    """Copies of the page's segments for ``profile``, decided by ``rules`` (``None``: as the
+    profile leaves them, no decision)."""
+    segments = copy.deepcopy(page.before.get(profile, []))
+    if rules is not None and segments and page.capture is not None:
+        decide_segments(page.capture, segments, rules)
+    return segments
+
+
+def candidate_rules(base: DecisionRules) -> list[DecisionRules]:
+    import itertools
+
+    fields = sorted(GRID)
+    return [replace(base, **dict(zip(fields, values)))
+            for values in itertools.product(*(GRID[name] for name in fields))]
+
+
+# ------------------------------------------------------------------ reference-text sets
+def reference_scores(pages: list[DevPage], texts: dict[str, str]) -> dict[str, Any]:
+    """P/R/F1 (the benchmark's metric), pages under 0.5 F1, per-page F1."""
+    truth = {page.name: {"articleBody": page.gold} for page in pages}
+    score = score_predictions(truth, {name: {"articleBody": texts.get(name, "")}
+                                      for name in truth}).to_json()
+    per_page = {page.name: _page_f1(page.gold, texts.get(page.name, "")) for page in pages}
+    score["under_half"] = sorted(name for name, value in per_page.items() if value < 0.5)
+    score["per_page"] = per_page
+    return score
+
+
+def _page_f1(gold: str, text: str) -> float:
+    tp, fp, fn = page_counts(gold, text)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    return round(2 * precision * recall / (precision + recall), 4) if precision + recall else 0.0
+
+
+def heading_lines(capture: PageCapture | None) -> frozenset[str]:
+    """The squeezed texts of the page's headings (``H1``-``H6``)."""
+    if capture is None:
+        return frozenset()
+    texts: dict[int, list[str]] = {}
+    heading_of: dict[int, int] = {}
+    for node in capture.nodes:
+        parent = node.parent
+        owner = heading_of.get(parent) if parent is not None else None
+        if node.tag in {"H1", "H2", "H3", "H4", "H5", "H6"}:
+            owner = node.id
+        if owner is not None:
+            heading_of[node.id] = owner
+            if node.tag == TEXT_TAG:
+                texts.setdefault(owner, []).append(node.text)
+    return frozenset("".join("".join(parts).split()) for parts in texts.values())
+
+
+def without_headings(gold: str, headings: frozenset[str]) -> str:
+    """``gold`` without its lines that are one of the page's headings."""
+    return "\n".join(line for line in gold.splitlines() if "".join(line.split()) not in headings)
+
+
+def body_recall(pages: list[DevPage], texts: dict[str, str]) -> float:
+    """Macro recall against the bodies with their heading lines aside."""
+    truth = {page.name: {"articleBody": without_headings(page.gold, heading_lines(page.capture))}
+             for page in pages}
+    return round(score_predictions(truth, {name: {"articleBody": texts.get(name, "")}
+                                           for name in truth}).recall, 4)
+
+
+def fold_choice(pages: list[DevPage], folds: list[set[str]],
+                candidates: list[DecisionRules], score: Callable[[int, set[str]], float],
+                ) -> tuple[dict[str, int], list[int]]:
+    """Per page, the index of the candidate chosen on the other folds; each fold's choice."""
+    choice: dict[str, int] = {}
+    chosen = []
+    names = {page.name for page in pages}
+    for fold in folds:
+        best = max(range(len(candidates)), key=lambda i: score(i, names - fold))
+        chosen.append(best)
+        choice.update(dict.fromkeys(fold, best))
+    return choice, chosen
+
+
+def cross_validate_reference(dev: DevSet, base: DecisionRules, k: int = FOLDS) -> dict[str, Any]:
+    """The detector profile held out by site on a reference-text set, the article profile and
+    trafilatura on the same pages."""
+    candidates = candidate_rules(base)
+    texts = [{page.name: detector_text(decided(page, "detector", rules)) for page in dev.pages}
+             for rules in candidates]
+    f1s = [{page.name: _page_f1(page.gold, text[page.name]) for page in dev.pages}
+           for text in texts]
+    folds = group_folds((page.name for page in dev.pages), dev.group_of, k)
+    choice, chosen = fold_choice(dev.pages, folds, candidates,
+                                 lambda i, train: sum(f1s[i][name] for name in train))
+    held_out = {name: texts[index][name] for name, index in choice.items()}
+    rows = {
+        "detector (held out)": held_out,
+        "detector (packaged defaults)": {page.name: detector_text(decided(page, "detector", base))
+                                         for page in dev.pages},
+        "article": {page.name: detector_text(decided(page, "article", None))
+                    for page in dev.pages},
+        "trafilatura": {page.name: _trafilatura(page.html) for page in dev.pages},
+    }
+    result: dict[str, Any] = {"folds": k, "chosen": [_fields(candidates[i]) for i in chosen]}
+    for label, row in rows.items():
+        result[label] = reference_scores(dev.pages, row)
+        result[label]["body_recall"] = body_recall(dev.pages, row)
+    return result
+
+
+def _fields(rules: DecisionRules) -> dict[str, Any]:
+    return {name: getattr(rules, name) for name in sorted(GRID)}
+
+
+def _trafilatura(html: str) -> str:
+    import trafilatura
+
+    return (trafilatura.extract(html) or "") if html else ""
+
+
+# ------------------------------------------------------------------ labelled set (check.py)
+def cross_validate_labels(dev: DevSet, base: DecisionRules, work: Path,
+                          k: int = FOLDS) -> dict[str, Any]:
+    """nonarticle-dev: check.py's totals for the detector profile held out by site, the article
+    profile and trafilatura (its text as one kept segment per page)."""
+    from ..decide.tuning import objective
+    from .nonarticle import aggregate, load_dataset
+
+    dataset = load_dataset(dev.root)
+    candidates = candidate_rules(base)
+    reports = [_check(dataset, work / f"candidate-{number}",
+                      {page.name: decided(page, "detector", rules) for page in dev.pages})
+               for number, rules in enumerate(candidates)]
+    folds = group_folds((page.name for page in dev.pages), dev.group_of, k)
+
+    def train_score(index: int, train: set[str]) -> float:
+        return objective(_totals(aggregate(reports[index]["pages"][n] for n in train),
+                                 reports[index], train, dataset))
+
+    choice, chosen = fold_choice(dev.pages, folds, candidates, train_score)
+    held = {name: reports[index]["pages"][name] for name, index in choice.items()}
+    rows = {"detector (held out)": held}
+    rows["detector (packaged defaults)"] = _check(
+        dataset, work / "defaults",
+        {page.name: decided(page, "detector", base) for page in dev.pages})["pages"]
+    rows["article"] = _check(dataset, work / "article",
+                             {page.name: decided(page, "article", None)
+                              for page in dev.pages})["pages"]
+    rows["trafilatura"] = _check(dataset, work / "trafilatura",
+                                 {page.name: [_whole(_trafilatura(page.html))]
+                                  for page in dev.pages})["pages"]
+    names = {page.name for page in dev.pages}
+    result: dict[str, Any] = {"folds": k, "chosen": [_fields(candidates[i]) for i in chosen]}
+    for label, pages in rows.items():
+        result[label] = _totals(aggregate(pages[n] for n in sorted(names)), {"pages": pages},
+                                names, dataset)
+    return result
+
+
+def _whole(text: str) -> Segment:
+    segment = Segment.from_box("0", (0.0, 0.0, 1.0, 1.0))
+    segment.text = segment.main_text = text
+    return segment
+
+
+def _check(dataset: Any, out: Path, segments: dict[str, list[Segment]]) -> dict[str, Any]:
+    """check.py's report (with ``posts_alone``) over ``segments`` written as ``segments.jsonl``."""
+    import shutil
+
+    from .nonarticle import add_posts_alone, run_check
+
+    shutil.rmtree(out, ignore_errors=True)
+    for name, page_segments in segments.items():
+        folder = out / name
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / "segments.jsonl", "w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps({"text": segment.text, "main_text": segment.main_text,
+                                          "kept": segment.kept}, ensure_ascii=False) + "\n"
+                              for segment in page_segments)
+    report = run_check(dataset, out)
+    add_posts_alone(dataset, out, report)
+    return report
+
+
+def _totals(total: dict[str, Any], report: dict[str, Any], names: set[str],
+            dataset: Any) -> dict[str, Any]:
+    from .nonarticle import NONARTICLE_TYPES
+
+    total = dict(total)
+    total["kept_chars_nonarticle"] = sum(
+        report["pages"][name].get("kept_chars", 0) for name in names
+        if dataset.page_type(name) in NONARTICLE_TYPES)
+    return total
+
+
+def _progress(items: list[Any], enabled: bool, label: str) -> Iterable[Any]:
+    if not enabled:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=label, unit="page")

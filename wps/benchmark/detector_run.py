@@ -1,0 +1,238 @@
+"""The detector-input benchmark's run: the three public sets loaded with their captures (reused
+from a captures folder or the render cache, rendered once otherwise), scored by
+:mod:`.detector`, written to ``eval/results/detector-<label>.json`` and ``detector.md``."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..files import write_text_atomic
+from ..model import PageCapture
+from .article_data import load_benchmark, read_html
+from .detector import (
+    FOLDS,
+    GRID,
+    DevPage,
+    DevSet,
+    article_site,
+    cross_validate_labels,
+    cross_validate_reference,
+    nonarticle_site,
+    prepare_pages,
+    readability_site,
+)
+
+__all__ = ["DetectorSettings", "render_markdown", "run_detector_benchmark"]
+
+SET_NAMES = ("readability-dev", "article-benchmark", "nonarticle-dev")
+
+
+@dataclass(slots=True)
+class DetectorSettings:
+    readability: Path | None
+    articles: Path | None
+    nonarticle: Path | None
+    cache: Path
+    """Render cache: ``cache/<set>/<page>/capture.json`` (rendered once, scripts removed)."""
+    work: Path
+    """Scratch folder for check.py's inputs."""
+    results: Path
+    label: str
+    captures: list[Path]
+    """Folders searched first for ``<page>/capture.json`` or ``<page>/capture/capture.json``."""
+    segmenter: str = "dom-cohesion"
+    folds: int = FOLDS
+    progress: bool = True
+    command: str = ""
+
+
+def load_sets(settings: DetectorSettings) -> list[DevSet]:
+    sets = []
+    if settings.readability is not None:
+        root = settings.readability
+        names = sorted(p.name[:-len(".html.gz")] for p in (root / "pages").glob("*.html.gz"))
+        files = {name: root / "pages" / f"{name}.html.gz" for name in names}
+        gold = {name: (root / "expected" / f"{name}.txt").read_text(encoding="utf-8")
+                for name in names}
+        sets.append(DevSet("readability-dev", _pages(files, gold, settings, "readability-dev"),
+                           readability_site, "reference", root))
+    if settings.articles is not None:
+        truth, files = load_benchmark(settings.articles)
+        gold = {key: truth[key].get("articleBody") or "" for key in files}
+        sets.append(DevSet("article-benchmark", _pages(files, gold, settings, "articles"),
+                           article_site, "reference", Path(settings.articles)))
+    if settings.nonarticle is not None:
+        root = settings.nonarticle
+        labels = json.loads((root / "labels.json").read_text(encoding="utf-8"))
+        files = {name: root / "pages" / f"{name}.html.gz" for name in sorted(labels)}
+        sets.append(DevSet("nonarticle-dev", _pages(files, {}, settings, "nonarticle-dev"),
+                           nonarticle_site, "labels", root))
+    return sets
+
+
+def _pages(files: dict[str, Path], gold: dict[str, str], settings: DetectorSettings,
+           cache_name: str) -> list[DevPage]:
+    """Each page with its capture: found in a captures folder, else from the render cache."""
+    from .articles import cached_captures
+
+    captures: dict[str, PageCapture | None] = {}
+    errors: dict[str, str] = {}
+    missing = {}
+    index = capture_index(settings.captures)
+    for name, path in files.items():
+        found = index.get(name)
+        if found is not None:
+            captures[name] = PageCapture.load(found)
+        else:
+            missing[name] = path
+    for name, capture, error in cached_captures(missing, settings.cache / cache_name,
+                                                progress=settings.progress):
+        captures[name], errors[name] = capture, error
+    return [DevPage(name, captures.get(name), read_html(path), gold.get(name, ""),
+                    error=errors.get(name, "")) for name, path in files.items()]
+
+
+def capture_index(folders: list[Path]) -> dict[str, Path]:
+    """Page name → capture folder, for every capture under ``folders`` (``<dir>/capture.json`` or
+    ``<dir>/capture/capture.json``): named by its folder, and by the file its URL names
+    (``.../pages/bbc-1.html.gz`` is ``bbc-1``), so captures saved under any id are found."""
+    index: dict[str, Path] = {}
+    for folder in folders:
+        for capture_json in sorted([*folder.glob("*/capture.json"),
+                                    *folder.glob("*/capture/capture.json")]):
+            capture_dir = capture_json.parent
+            page_dir = capture_dir.parent if capture_dir.name == "capture" else capture_dir
+            index.setdefault(page_dir.name, capture_dir)
+            url = _header_url(capture_json)
+            if url:
+                name = url.rsplit("/", 1)[-1]
+                for suffix in (".gz", ".html", ".htm"):
+                    name = name.removesuffix(suffix)
+                index.setdefault(name, capture_dir)
+    return index
+
+
+_URL = re.compile(r'"url":\s*"([^"]*)"')
+
+
+def _header_url(capture_json: Path) -> str:
+    """The ``url`` near the start of a capture file (read without parsing the whole file)."""
+    with open(capture_json, encoding="utf-8", errors="replace") as handle:
+        found = _URL.search(handle.read(4096))
+    return found.group(1) if found else ""
+
+
+def run_detector_benchmark(settings: DetectorSettings) -> dict[str, Any]:
+    """Score every set; write ``detector-<label>.json`` and regenerate ``detector.md``."""
+    from ..config import load_config
+    from ..decide.step import DecisionRules
+
+    configs = {"detector": load_config(None, "detector"), "article": load_config(None, "article")}
+    base = DecisionRules.from_config(configs["detector"]["decide"])
+    result: dict[str, Any] = {
+        "label": settings.label, "command": settings.command, "grid": GRID,
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": _commit(), "sets": {}}
+    for dev in load_sets(settings):
+        prepare_pages(dev.pages, configs, settings.segmenter, settings.progress)
+        if dev.kind == "reference":
+            scores = cross_validate_reference(dev, base, settings.folds)
+        else:
+            scores = cross_validate_labels(dev, base, settings.work / dev.name, settings.folds)
+        scores["failed"] = {page.name: page.error for page in dev.pages if page.error}
+        result["sets"][dev.name] = scores
+    settings.results.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(settings.results / f"detector-{settings.label}.json",
+                      json.dumps(result, ensure_ascii=False, indent=1))
+    write_text_atomic(settings.results / "detector.md", render_markdown(settings.results))
+    return result
+
+
+def _commit() -> str:
+    import subprocess
+
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parent, check=False)
+    return done.stdout.strip()
+
+
+def render_markdown(results: Path) -> str:
+    """``detector.md`` from every ``detector-<label>.json`` in ``results``, oldest first."""
+    runs = [json.loads(path.read_text(encoding="utf-8"))
+            for path in results.glob("detector-*.json")]
+    runs.sort(key=lambda run: run["date"])
+    lines = [HEADER]
+    for set_name in SET_NAMES:
+        present = [run for run in runs if set_name in run["sets"]]
+        if not present:
+            continue
+        lines += [f"## {set_name}", ""]
+        if set_name == "nonarticle-dev":
+            lines += [("| run | rows | prose kept | leaks | posts alone | kept chars on "
+                       "index/login/table pages |"), "|---|---|---|---|---|---|"]
+        else:
+            lines += ["| run | rows | P | R | F1 | pages under 0.5 | recall, headings aside |",
+                      "|---|---|---|---|---|---|---|"]
+        for run in present:
+            scores = run["sets"][set_name]
+            for row in ("detector (held out)", "detector (packaged defaults)", "article",
+                        "trafilatura"):
+                if row in scores:
+                    lines.append(_row(run, row, scores[row], set_name))
+        lines.append("")
+        for run in present:
+            scores = run["sets"][set_name]
+            under = scores.get("detector (held out)", {}).get("under_half")
+            lines.append(f"- {run['label']} ({run['date']}, wps {run['commit']}): thresholds "
+                         f"chosen per fold: {_choices(scores['chosen'])}"
+                         + (f"; detector pages under 0.5: {', '.join(n[:12] for n in under) or 'none'}"
+                            if under is not None else "")
+                         + (f"; failed pages: {scores['failed']}" if scores.get("failed")
+                            else ""))
+        lines.append("")
+    for run in runs:
+        lines.append(f"- `{run['label']}`: `{run['command']}`")
+    return "\n".join(lines) + "\n"
+
+
+def _choices(chosen: list[dict[str, Any]]) -> str:
+    """``a=1, b=2`` ×3; ... : each distinct choice once, with how many folds made it."""
+    counts: dict[str, int] = {}
+    for choice in chosen:
+        key = ", ".join(f"{name}={value}" for name, value in choice.items())
+        counts[key] = counts.get(key, 0) + 1
+    return "; ".join(f"{key} (×{count})" for key, count in counts.items())
+
+
+def _row(run: dict[str, Any], row: str, s: dict[str, Any], set_name: str) -> str:
+    if set_name == "nonarticle-dev":
+        return (f"| {run['label']} | {row} | {s['prose_found']}/{s['prose']} | "
+                f"{s['leaks']}/{s['not_prose']} | {s.get('posts_alone', 0)}/{s['posts']} | "
+                f"{s['kept_chars_nonarticle']} |")
+    return (f"| {run['label']} | {row} | {s['precision']:.3f} | {s['recall']:.3f} | "
+            f"{s['f1']:.3f} | {len(s['under_half'])} | {s['body_recall']:.3f} |")
+
+
+HEADER = """# The detector's input on the public dev sets (held out by site)
+
+Written by `scripts/benchmark_detector.py` (`wps/benchmark/detector.py`). What is scored is the
+detector's input: the kept segments' `main_text` in file order. Per set: the detector profile
+(the default) with the decision's thresholds chosen per fold on the other folds' pages
+(`GroupKFold`-style folds over sites: readability-dev site = name without `-N`, nonarticle-dev
+site = host part of the name, article benchmark: one page each), the detector profile with the
+packaged thresholds (for reference), the article profile (`--profile article`; no thresholds
+fitted here, but its block model was trained on the article benchmark's pages, so its article
+benchmark row is in-sample) and trafilatura's default extraction of the same page file.
+
+readability-dev and the article benchmark: macro precision, recall and F1 of 4-gram shingles
+against the reference (the metric of `readability-dev/score.py`), pages with F1 under 0.5, and
+recall against the reference with the lines that are the page's headings aside.
+nonarticle-dev: its `check.py` (prose strings kept, non-prose strings leaked, posts whole in a
+kept segment holding no other post, kept characters on index/login/table pages); trafilatura's
+text counts as one kept segment per page.
+"""
