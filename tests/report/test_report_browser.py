@@ -63,7 +63,7 @@ def batch_folder(tmp_path_factory) -> Path:
                        encoding="utf-8")
     out = tmp_path_factory.mktemp("batch") / "out"
     done = _wps("batch", str(listing), "--out", str(out), "--no-progress", "--embed-screenshot",
-                *FAST)
+                "--reports", *FAST)  # page reports are opt-in in a batch
     assert done.returncode == 9, done.stderr  # the missing page failed
     assert (out / "report.html").is_file()  # written by wps batch as the run ends
     return out
