@@ -8,6 +8,7 @@ from typing import Any
 from ..model import PageCapture, Segment
 from ..page.boilerplate import is_notice, is_statistics
 from ..posts.records import PostStructure, find_posts, post_list_chrome
+from ..posts.step import PART_KEY
 from ..steps import PageState, PipelineStep
 from ..text.sentences import ends_sentence, sentence_share
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
@@ -27,7 +28,7 @@ QUOTED = "quoted"
 POST_CHROME = "post_chrome"
 """A post's author box, dates, buttons or signature."""
 PART_REASONS = {"quote": QUOTED, "chrome": POST_CHROME}
-"""Pieces of posts (``extra["post_part"]``, :mod:`wps.posts`) dropped whatever their text."""
+"""Pieces of posts (``extra[PART_KEY]``, :mod:`wps.posts`) dropped whatever their text."""
 STATISTICS = "statistics"
 """Sentences that carry counts: a board's "who is online" and totals box (not in a post)."""
 SITE_NOTICE = "site_notice"
@@ -132,7 +133,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         features = segment_features(capture, segment, facts)
         segment.extra["prose_score"] = features.sentence_share
         all_chars += len(segment.text)
-        part = segment.extra.get("post_part")
+        part = segment.extra.get(PART_KEY)
         has_posts = has_posts or part is not None
         if part in PART_REASONS:
             segment.extra["kind"] = part
@@ -149,7 +150,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         login = None
     verdict = judge_page(prose_chars, all_chars, login is not None, rules.min_page_prose_share)
     for segment, features, plain in pending:
-        post = segment.extra.get("post_part") == "body"
+        post = segment.extra.get(PART_KEY) == "body"
         if verdict.is_article:
             prose = (rules.is_post_prose(features, segment.text) if post
                      else plain or _main_text_prose(segment, rules))
@@ -235,8 +236,8 @@ def _bordering_sentence(line: str) -> bool:
 def _main_text_prose(segment: Segment, rules: DecisionRules) -> bool:
     """The main text the filters kept is itself prose, mostly sentences and long enough, though
     the segment around it is mostly links (an article the segmenter joined with a list of
-    headlines): on an article page it stays, and line trimming cuts the link lines. (Not counted for the
-    page verdict: counting it kept a login page's rules text on nonarticle-dev.)"""
+    headlines): on an article page it stays, and line trimming cuts the link lines. (Not counted
+    for the page verdict: counting it kept a login page's rules text on nonarticle-dev.)"""
     return (segment.kept and word_count(segment.main_text) >= rules.strict_min_words
             and sentence_share(segment.main_text) >= rules.rescue_sentence_share)
 
