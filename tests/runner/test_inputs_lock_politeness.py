@@ -380,6 +380,6 @@ def test_a_batch_goes_past_bad_entries_and_so_does_its_rerun(kind, tmp_path, cap
         failures = (out / "failures.jsonl").read_text().splitlines()
         assert len(failures) == failed
         assert sorted(json.loads(line)["exit_code"] for line in failures) == codes
-    assert (out / source_key(good) / "segments.jsonl").is_file()
+    assert (out / page_folder_name(good) / "segments.jsonl").is_file()
     written = [path for path in out.rglob("*") if path.is_file()]
     assert not any(SECRET in path.read_text(errors="replace") for path in written)

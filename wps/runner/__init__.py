@@ -3,7 +3,8 @@ resumable output folders."""
 
 from .batch import BatchOptions, BatchSummary, run_batch
 from .folders import page_folder_name
-from .sources import BatchSource, count_sources, iter_sources, read_source_list, source_key
+from .entries import BatchSource, source_key
+from .sources import count_sources, iter_sources, read_source_list
 
 __all__ = [
            "BatchOptions",

@@ -59,7 +59,7 @@ from .lock import output_lock
 from .merged import DONE_FOLDER, import_pyarrow, write_merged_segments
 from .options import BatchOptions, BatchSummary, reads_screenshot
 from .politeness import USER_AGENT, PageQueue, RobotsRules
-from .sources import BatchSource
+from .entries import BatchSource
 from .worker import (
     PageOutcome,
     PageTask,

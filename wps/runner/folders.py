@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..capture.sources import is_url
-from .sources import source_key
+from .entries import source_key
 
 __all__ = ["SLUG_CHARS", "page_folder", "page_folder_name"]
 
@@ -30,7 +30,7 @@ def _slug(text: str) -> str:
 
 def page_folder_name(location: str, key: str | None = None) -> str:
     """``<host>_<path slug>_<page_id>`` for a URL, ``<file name slug>_<page_id>`` for a local
-    file; ``key`` is the page id (:func:`~.sources.source_key` of ``location`` by default).
+    file; ``key`` is the page id (:func:`~.entries.source_key` of ``location`` by default).
 
     >>> page_folder_name("https://www.Example.com/news/A%20story.html?id=3", "3f2a9c1b0d4e")
     'www.example.com_news-a-story.html-id-3_3f2a9c1b0d4e'

@@ -24,41 +24,17 @@ import gzip
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
-from urllib.parse import urlsplit
 
-from ..capture.sources import HTML_SUFFIXES, is_url, page_id_for, url_problem
+from ..capture.sources import HTML_SUFFIXES, is_url, url_problem
 from ..errors import InputFileError, WpsError
 from ..files import reading
 from ..jsonsafe import load_nested
+from .entries import BatchSource, is_stored_page_url, utf8_bytes
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson")
 WARC_SUFFIXES = (".warc", ".warc.gz")
-
-
-@dataclass(slots=True, frozen=True)
-class BatchSource:
-    """One page of a batch: its URL (or local file) and, when the input carried it, its HTML."""
-
-    location: str
-    html: bytes | None = None
-    """The page's stored HTML (JSONL ``html``, WARC payload): rendered offline, never fetched."""
-    problem: str = ""
-    """Why this entry of the input cannot be a page (a bad JSONL line, an unreadable WARC record):
-    recorded as a failure."""
-
-    @property
-    def key(self) -> str:
-        return source_key(self.location)
-
-
-def source_key(source: str) -> str:
-    """The folder name of a source's output: the capture's ``page_id`` (SHA-1 prefix of the URL)."""
-    if is_url(source):
-        return page_id_for(source)
-    return page_id_for(Path(source).resolve().as_uri())
 
 
 def input_kind(path: str | Path) -> str:
@@ -168,36 +144,15 @@ def _jsonl_pages(path: Path) -> Iterator[BatchSource]:
             yield BatchSource(url)
         elif not isinstance(html, str):
             yield BatchSource(where, problem=f"{where}: 'html' is not a string")
-        elif (body := _utf8(html)) is None:
+        elif (body := utf8_bytes(html)) is None:
             yield BatchSource(where, problem=f"{where}: 'html' is not Unicode text (an escaped "
                               "lone surrogate)")
         else:
             yield BatchSource(url, body)
 
 
-def is_stored_page_url(url: str) -> bool:
-    """Whether ``url`` may name a page of a stored input (JSONL, WARC): http(s) with a host, and
-    valid Unicode (its output folder is named by a hash of its UTF-8 bytes). Never ``file:``: a
-    line naming a local file would be rendered from this machine's disk."""
-    if _utf8(url) is None:
-        return False
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # e.g. an unclosed IPv6 bracket
-        return False
-    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
-
-
-def _utf8(text: str) -> bytes | None:
-    """``text`` as UTF-8, or ``None`` if it holds a lone surrogate (JSON may escape one)."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-
-
 def _warc_pages(path: Path) -> Iterator[BatchSource]:
-    from .warc import warc_pages  # it builds on this module
+    from .warc import warc_pages  # warcio is imported only for WARC input
 
     return warc_pages(path)
 

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from ..errors import InputFileError, MissingDependencyError
 from ..files import reading
-from .sources import BatchSource, is_stored_page_url
+from .entries import BatchSource, is_stored_page_url
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _RECORD_START = re.compile(rb"\x1f\x8b\x08|WARC/1\.")
