@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 import wps
 from wps.cli import main
@@ -107,3 +110,18 @@ def test_dedup_step_takes_the_config_dedup_table(webis_page, tmp_path):
     assert second.counts["kept"] == first.counts["kept"] > 0
     assert not any(reason.startswith(("dup_", "near_duplicate"))
                    for segment in second.segmentation.segments for reason in segment.reasons)
+
+
+@pytest.mark.browser
+def test_page_verdict_fields_agree_between_segments_and_the_text_report(tmp_path):
+    """Every segments.jsonl line carries the page's verdict as main-text.json gives it (the
+    text step's page rules under ``page_rules`` in both), not the rules the verdict replaced."""
+    forum = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "forum.html"
+    wps.segment_to_directory(forum, tmp_path / "out", segmenter="dom-cohesion")
+    report = json.loads((tmp_path / "out" / "main-text.json").read_text(encoding="utf-8"))
+    lines = [json.loads(line) for line in
+             (tmp_path / "out" / "segments.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert report["page_kept"] is (not report["page_reasons"])
+    for line in lines:
+        assert line["page_reasons"] == report["page_reasons"]
+        assert line["page_rules"] == report["page_rules"]

@@ -109,6 +109,15 @@ class DecideStep(PipelineStep):
 
     def run(self, page: PageState) -> None:
         page.verdict = decide_segments(page.capture, page.segments, self.rules, page.posts)
+        for segment in page.segments:  # as main-text.json says: the verdict replaces the rules
+            segment.extra[PAGE_RULES_KEY] = segment.extra.get(PAGE_REASONS_KEY, [])
+            segment.extra[PAGE_REASONS_KEY] = list(page.verdict.reasons)
+
+
+PAGE_REASONS_KEY = "page_reasons"
+"""Why the page is not an article: the text step's page rules, then the decision's verdict."""
+PAGE_RULES_KEY = "page_rules"
+"""The text step's page rules once the decision's verdict has replaced them."""
 
 
 DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE,
