@@ -348,3 +348,31 @@ def test_batch_reads_its_list_from_stdin_relative_to_the_current_folder(tmp_path
     empty = subprocess.run(command, input=b"\n", cwd=tmp_path, capture_output=True, timeout=60)
     assert empty.returncode == UsageError.exit_code
     assert empty.stderr.decode().count("\n") == 1
+
+
+def test_a_batch_logged_to_a_file_reports_progress_failed_inputs_and_stages(
+        pages, tmp_path, capsys, monkeypatch):
+    """stderr that is no terminal (a log file, nohup, Slurm) gets plain progress lines instead
+    of a bar; the closing lines name the inputs that failed and the time per stage."""
+    import wps.runner.batch as batch_module
+    from wps.runner.options import BatchSummary
+
+    monkeypatch.setattr(batch_module, "PROGRESS_LOG_S", 0.0)
+    good, missing, local = pages
+    summary = run_batch([*good, missing, str(local)], tmp_path / "out",
+                        BatchOptions(pipeline=FAST_PIPELINE))  # progress: the default
+    logged = [line for line in capsys.readouterr().err.splitlines()
+              if line.startswith("batch: ") and "pages/min" in line]
+    assert len(logged) == 4 and logged[-1].startswith("batch: 4/4 pages: 3 done, 1 failed")
+    details = summary.details()
+    assert f"  failed: {missing} (HttpStatusError)" in details
+    stages = next(line for line in details if line.startswith("  stages, s/page: "))
+    assert "navigate " in stages and "after_capture " in stages
+    written = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert written["first_failures"] == [[missing, "HttpStatusError"]]
+    assert BatchSummary(failed=7, failure_causes={"E": 7},
+                        first_failures=[("a", "E")] * 5).details()[1].endswith(
+        "and 2 more")
+
+    run_batch(good, tmp_path / "quiet", BatchOptions(pipeline=FAST_PIPELINE, progress=False))
+    assert "pages/min" not in capsys.readouterr().err  # --no-progress: nothing while it runs

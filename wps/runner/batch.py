@@ -87,6 +87,10 @@ CHUNK_PER_BROWSER = 2
 (the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
 end)."""
 SLOWEST_SHOWN = 5
+FAILURES_SHOWN = 5
+"""Failed inputs named in the closing lines (all are in failures.jsonl)."""
+PROGRESS_LOG_S = 10.0
+"""Seconds between plain progress lines when stderr is not a terminal."""
 
 
 def run_batch(sources: Iterable[str | BatchSource], out_dir: str | Path, options: BatchOptions,
@@ -152,6 +156,7 @@ class BatchRun:
         self._times: list[tuple[float, str]] = []
         self._bar = tqdm(total=total, unit="page", file=sys.stderr, dynamic_ncols=True,
                          disable=None if options.progress is None else not options.progress)
+        self._started = self._logged = time.monotonic()
 
     def tasks(self, sources: Iterable[str | BatchSource]) -> Iterator[PageTask]:
         """The pages still to do, streamed; finished ones count as skipped, refused ones fail."""
@@ -205,8 +210,25 @@ class BatchRun:
             self.summary.failed += 1
             causes = self.summary.failure_causes
             causes[result.error] = causes.get(result.error, 0) + 1
+            if len(self.summary.first_failures) < FAILURES_SHOWN:
+                self.summary.first_failures.append((result.source, result.error))
         self._bar.update(1)
         self._bar.set_postfix(failed=self.summary.failed, refresh=False)
+        self._log_progress()
+
+    def _log_progress(self) -> None:
+        """Without a progress bar (stderr is a log file, nohup, Slurm), a plain line every
+        :data:`PROGRESS_LOG_S` seconds instead, unless progress was turned off."""
+        now = time.monotonic()
+        if not self._bar.disable or self.options.progress is False or \
+                now - self._logged < PROGRESS_LOG_S:
+            return
+        self._logged = now
+        summary, minutes = self.summary, max(now - self._started, 1e-9) / 60
+        finished = summary.done + summary.failed
+        print(f"batch: {finished + summary.skipped}/{self._bar.total or '?'} pages: "
+              f"{summary.done} done, {summary.failed} failed, {summary.skipped} skipped, "
+              f"{finished / minutes:.1f} pages/min", file=sys.stderr, flush=True)
 
     def finish(self, seconds: float) -> BatchSummary:
         """The end of a run (every engine): the merged segments file, ``summary.json``, then

@@ -122,6 +122,8 @@ class BatchSummary:
     """The slowest pages of this run: (url, seconds)."""
     stage_seconds: dict[str, float] = field(default_factory=dict)
     """Rendering stages summed over this run's pages (from each capture's timings)."""
+    first_failures: list[tuple[str, str]] = field(default_factory=list)
+    """The first failed inputs of this run: (input, error class); all are in failures.jsonl."""
 
     def line(self) -> str:
         text = (f"batch: {self.total} pages: {self.done} done, {self.skipped} skipped "
@@ -137,6 +139,14 @@ class BatchSummary:
             causes = ", ".join(f"{name} {count}" for name, count in
                                sorted(self.failure_causes.items(), key=lambda item: -item[1]))
             lines.append(f"  failures: {causes}")
+            more = self.failed - len(self.first_failures)
+            lines.append("  failed: " + ", ".join(f"{where} ({error})" for where, error
+                                                  in self.first_failures)
+                         + (f" and {more} more" if more > 0 else ""))
+        if self.done and self.stage_seconds:
+            lines.append("  stages, s/page: " + ", ".join(
+                f"{stage.removesuffix('_s')} {seconds / self.done:.2f}"
+                for stage, seconds in self.stage_seconds.items()))
         if self.slowest:
             lines.append("  slowest: " + ", ".join(f"{url} {seconds:.1f} s"
                                                   for url, seconds in self.slowest))
