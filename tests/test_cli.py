@@ -131,3 +131,21 @@ def test_segment_help_lists_every_registered_segmenter(capsys):
     shown = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text
     for name in segmenter_names():
         assert name in shown
+
+
+def test_quiet_and_verbose(webis_page, tmp_path, capsys):
+    """``-q``: errors only; default: what was written where; ``-v``: each page of a batch."""
+    out = ["--out", str(tmp_path / "o"), "--segmenter", "baseline"]
+    assert main(["segment", str(webis_page), *out]) == 0
+    assert "segments (baseline)" in capsys.readouterr().err
+    assert main(["-q", "segment", str(webis_page), *out]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["segment", "-q", str(tmp_path / "missing.html"), *out]) == 3
+    assert capsys.readouterr().err.startswith("wps: error: ")  # errors still show
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"{tmp_path / 'missing.html'}\n", encoding="utf-8")
+    assert main(["batch", str(listing), "--out", str(tmp_path / "b"), "-v"]) == 9
+    err = capsys.readouterr().err
+    assert f"wps: {tmp_path / 'missing.html'}: failed (" in err and "batch: 1 pages" in err
+    assert main(["-q", "batch", str(listing), "--out", str(tmp_path / "b2")]) == 9
+    assert capsys.readouterr().err == ""

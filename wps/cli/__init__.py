@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import difflib
 import importlib
+import logging
 import pkgutil
 import re
 import signal
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"wps {__version__}")
+    _add_verbosity(parser, 0)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if module.name.startswith("_"):
@@ -90,7 +92,56 @@ def build_parser() -> argparse.ArgumentParser:
     for command in subparsers.choices.values():  # `wps segment ... --debug` works as well
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="show tracebacks on errors")
+        _add_verbosity(command, argparse.SUPPRESS)
     return parser
+
+
+def _add_verbosity(parser: argparse.ArgumentParser, default: object) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_const", const=-1, dest="verbosity",
+                       default=default, help="errors only: no progress, no closing lines")
+    group.add_argument("-v", "--verbose", action="count", dest="verbosity", default=default,
+                       help="more: -v logs each page of a batch, -vv everything wps logs")
+
+
+_VERBOSITY = 0
+"""-1 with ``-q``, the count of ``-v`` otherwise (set by :func:`main`)."""
+
+
+def say(message: str) -> None:
+    """An informational line on stderr (what was written where), unless ``-q`` was given."""
+    if _VERBOSITY >= 0:
+        print(message, file=sys.stderr)
+
+
+def quiet() -> bool:
+    """Whether ``-q`` was given (a batch then shows no progress either)."""
+    return _VERBOSITY < 0
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a record comes (tests and callers swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+_LOG_HANDLER = _StderrHandler()
+_LOG_HANDLER.setFormatter(logging.Formatter("wps: %(message)s"))
+
+
+def _set_verbosity(verbosity: int) -> None:
+    """``-q``/``-v``: informational lines on or off, and the level of wps's own loggers (to
+    this run's stderr, whatever the root logger does)."""
+    global _VERBOSITY
+    _VERBOSITY = verbosity
+    logger = logging.getLogger("wps")
+    logger.setLevel({-1: logging.ERROR, 0: logging.WARNING, 1: logging.INFO}.get(
+        verbosity, logging.DEBUG))
+    if _LOG_HANDLER not in logger.handlers:
+        logger.addHandler(_LOG_HANDLER)
+        logger.propagate = False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:  # reported by the subcommand's parser, which knows its own options
         command = _subcommand_parser(parser, args.command)
         command.error(f"unrecognized arguments: {' '.join(unknown)}")
+    _set_verbosity(args.verbosity)
     with sigterm_unwinds(), _sigint_noted():
         return _run(args)
 

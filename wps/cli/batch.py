@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
 
+from . import quiet, say
 from .segment import add_pipeline_arguments, pipeline_options_from_args
 
 PARTIAL_FAILURE_EXIT = 9
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         restart_every=args.restart_every,
         restart_above_mb=args.restart_above_mb,
         pipeline=pipeline_options_from_args(args),
-        progress=False if args.no_progress else None,
+        progress=False if args.no_progress or quiet() else None,
         engine=args.engine,
         ray_address=args.ray_address,
         renderers=args.renderers,
@@ -117,9 +118,9 @@ def run(args: argparse.Namespace) -> int:
         first = next(sources)  # an input naming no page fails here, before any work
         summary = run_batch(chain([first], sources), args.out, options,
                             total=count_sources(path))
-    print(summary.line(), file=sys.stderr)
+    say(summary.line())
     for line in summary.details():
-        print(line, file=sys.stderr)
+        say(line)
     return PARTIAL_FAILURE_EXIT if summary.failed else 0
 
 

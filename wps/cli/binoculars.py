@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from . import say
 
 _CONFIG_OPTIONS = ("mode", "max_tokens", "min_tokens", "batch_size", "device", "dtype")
 
@@ -53,10 +54,8 @@ def run(args: argparse.Namespace) -> int:
                               trust_remote_code=args.trust_remote_code, **options)
     summary = score_jsonl(args.segments, scorer, args.out)
     skipped = ", ".join(f"{reason} {count}" for reason, count in sorted(summary.skipped.items()))
-    print(
+    say(
         f"wps binoculars: {summary.lines} lines, {summary.scored} scored"
         f" (ai {summary.predictions['ai']}, human {summary.predictions['human']})"
-        f"; skipped: {skipped or 'none'}",
-        file=sys.stderr,
-    )
+        f"; skipped: {skipped or 'none'}")
     return 0

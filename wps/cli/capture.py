@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..errors import UsageError
+from . import say
 
 DEFAULTS_NOTE = "defaults match Webis-WebSeg-20 (1366 px wide, 16,384 px cap)"
 
@@ -102,12 +102,10 @@ def run(args: argparse.Namespace) -> int:
         capture.save(args.out)
     finally:
         _remove_temp_screenshot(temp_screenshot)
-    print(
+    say(
         f"{capture.url}: {len(capture.nodes)} nodes, {capture.width}x{capture.height} px"
         f"{' (truncated)' if capture.screenshot_truncated else ''}, "
-        f"{capture.timings.get('total_s', 0):.2f} s -> {args.out}",
-        file=sys.stderr,
-    )
+        f"{capture.timings.get('total_s', 0):.2f} s -> {args.out}")
     return 0
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from . import say
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,9 +64,7 @@ def run(args: argparse.Namespace) -> int:
     settings, db = settings_from_args(args)
     summary = dedup_jsonl(args.segments, lambda: Deduplicator(db, settings), args.out)
     dropped = ", ".join(f"{reason} {count}" for reason, count in sorted(summary.dropped.items()))
-    print(
+    say(
         f"wps dedup: {summary.pages} pages, {summary.segments} segments; newly dropped:"
-        f" {dropped or 'none'} (state {summary.state})",
-        file=sys.stderr,
-    )
+        f" {dropped or 'none'} (state {summary.state})")
     return 0

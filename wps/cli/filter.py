@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from ..decide.step import DECISION_REASONS, RESCUABLE, UNTRIMMED_KEY
 from ..errors import InputFileError
 from ..model import Segment
 from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
+from . import say
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -129,6 +129,6 @@ def run(args: argparse.Namespace) -> int:
     counts = refilter(lines, config)
     records = [line.record() for line in lines if line.segment.kept or not args.keep_only]
     write_segment_records(records, args.out or args.segments)
-    print(f"{args.segments}: {counts['kept']} kept, {counts['dropped']} dropped "
-          f"-> {args.out or args.segments}", file=sys.stderr)
+    say(f"{args.segments}: {counts['kept']} kept, {counts['dropped']} dropped "
+        f"-> {args.out or args.segments}")
     return 0

@@ -16,6 +16,7 @@ from ..model import StoredPage
 from ..pipeline import DEFAULT_SEGMENTER, FIELD_SETS, PageResult, PipelineOptions
 from ..segmenters import segmenter_names
 from ..text.extract import EXTRACTORS
+from . import say
 from .capture import add_capture_options, options_from_args
 
 
@@ -225,17 +226,13 @@ def run(args: argparse.Namespace) -> int:
                 discard_screenshot(result.capture.screenshot)
         return 0
     result = segment_to_directory(source, args.out, options)
-    print(
+    say(
         f"{result.capture.url}: {len(result.segmentation.segments)} segments "
-        f"({options.segmenter}) -> {args.out}",
-        file=sys.stderr,
-    )
+        f"({options.segmenter}) -> {args.out}")
     if result.text is not None:  # main-text.json holds the page-level text report
-        print(f"{result.capture.url}: {result.counts['kept']} segments kept, "
-              f"{len(result.text.report.unaligned)} main-text blocks not found on the page",
-              file=sys.stderr)
+        say(f"{result.capture.url}: {result.counts['kept']} segments kept, "
+            f"{len(result.text.report.unaligned)} main-text blocks not found on the page")
     from ..report import REPORT_FILE
 
-    print(f"open {args.out / REPORT_FILE} to see the segments and why each was kept or dropped",
-          file=sys.stderr)
+    say(f"open {args.out / REPORT_FILE} to see the segments and why each was kept or dropped")
     return 0

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from . import say
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,9 +48,7 @@ def run(args: argparse.Namespace) -> int:
     )
     classifier.save(args.out)
     scores = ", ".join(f"{name} {value:.3f}" for name, value in report.scores.items())
-    print(
+    say(
         f"wps train-noise: {report.examples} chunks ({report.noise_examples} noise) -> {args.out}"
-        + (f"; held-out {report.held_out}: {scores}" if scores else ""),
-        file=sys.stderr,
-    )
+        + (f"; held-out {report.held_out}: {scores}" if scores else ""))
     return 0

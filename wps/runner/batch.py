@@ -36,6 +36,7 @@ removed when the next run starts, unless that process still runs.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -86,6 +87,8 @@ CHUNK_PER_BROWSER = 2
 """A pool worker with several pages per browser takes this many times as many pages per call
 (the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
 end)."""
+_log = logging.getLogger(__name__)
+
 SLOWEST_SHOWN = 5
 FAILURES_SHOWN = 5
 """Failed inputs named in the closing lines (all are in failures.jsonl)."""
@@ -197,6 +200,8 @@ class BatchRun:
 
     def record(self, result: PageOutcome) -> None:
         """One page's outcome: its marker or its failure line, the bar, the summary."""
+        _log.info("%s: %s in %.1f s", result.source,
+                  "done" if result.ok else f"failed ({result.message})", result.seconds)
         if result.ok:
             folder = Path(result.out_dir).name
             _mark_done(self.out / DONE_FOLDER / folder, result, {**self.done_as, "folder": folder})
