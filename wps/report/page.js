@@ -65,7 +65,9 @@
     detail.appendChild(el("h3", "Reasons"));
     if (seg.reasons.length) {
       const reasons = el("ul", null, "reasons");
-      for (const reason of seg.reasons) reasons.appendChild(el("li", reason));
+      seg.reasons.forEach((reason, i) => {  // what it means (wps/reasons.toml) on hover
+        reasons.appendChild(el("li", reason)).title = seg.why[i] || "";
+      });
       detail.appendChild(reasons);
     } else {
       detail.appendChild(el("p", seg.kept ? "none (kept)" : "none given"));

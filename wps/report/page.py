@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..reasons import explain
 from .labels import Box, place_labels, text_boxes
 from .render import render
 from .screenshot import image_height, screenshot_data_url
@@ -164,6 +165,7 @@ def _detail(record: dict[str, Any], view: SegmentView, text_step: bool) -> dict[
         "n": view.number,
         "kept": view.kept,
         "reasons": list(view.reasons),
+        "why": [explain(reason) or "" for reason in view.reasons],
         "kind": view.kind,
         "prose_score": record.get("prose_score"),
         "text": view.text,
@@ -251,6 +253,7 @@ def page_report_html(facts: PageFacts, records: list[dict[str, Any]],
         decisions=(("all", "all", len(views)), ("kept", "\u2713 kept", len(kept)),
                    ("dropped", "\u2717 dropped", len(dropped))),
         reasons=sorted(reasons.items()), kinds=sorted(kinds.items()),
+        glossary={reason: explain(reason) or "" for reason in reasons},
         colours={kind: kind_colour(kind) for kind in kinds}, items=_items(views),
         figure=figure, boxes=_boxes(facts, views, figure),
         details=[_detail(record, view, main_text is not None)
