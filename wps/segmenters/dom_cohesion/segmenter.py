@@ -367,6 +367,8 @@ class DomCohesionSegmenter:
             in_text = node in sections
             boxed = [(group, box) for group in blocks.child_groups(node)
                      if (box := blocks.drawn_box(group)) is not None]
+            if not boxed:  # nothing drawn below it (text of its own only): no regions
+                return False
             if len(boxed) == 1:
                 return not in_text  # a large wrapper around one region: look through it
             if self.split_headed_children and not in_text and sum(
