@@ -155,6 +155,17 @@ def test_batch_report_tolerates_broken_and_failed_pages(tmp_path, capsys):
     assert chart.tags["svg"] == 1 and chart.tags["rect"] == 2  # no_main_text, too_few_tokens
 
 
+def test_batch_report_shows_the_seconds_per_page_of_each_stage(tmp_path):
+    batch = tmp_path / "batch"
+    _page(batch, "good")
+    (batch / "summary.json").write_text(json.dumps(
+        {"total": 2, "done": 2, "skipped": 0, "failed": 0, "seconds": 3.0,
+         "stage_seconds": {"navigate_s": 1.5, "after_capture_s": 0.5}}), encoding="utf-8")
+    assert main(["report", str(batch)]) == 0
+    html = (batch / REPORT_FILE).read_text(encoding="utf-8")
+    assert "Seconds per page by stage" in html and "navigate 0.75, after_capture 0.25" in html
+
+
 def test_batch_file_names_are_the_runners():
     from wps.report import batch as report_batch
     from wps.runner import batch as runner_batch

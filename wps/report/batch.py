@@ -186,6 +186,11 @@ def _run_facts(rows: list[PageRow], summary: dict[str, Any]) -> list[tuple[str, 
         if isinstance(seconds, (int, float)):
             line += f", {seconds:.1f} s"
         facts.append(("Last run", line))
+        stages, done = summary.get("stage_seconds"), summary.get("done")
+        if isinstance(stages, dict) and stages and isinstance(done, int) and done > 0:
+            facts.append(("Seconds per page by stage", ", ".join(
+                f"{str(stage).removesuffix('_s')} {value / done:.2f}"
+                for stage, value in stages.items() if isinstance(value, (int, float)))))
     return facts
 
 
