@@ -109,9 +109,10 @@ _VERBOSITY = 0
 
 
 def say(message: str) -> None:
-    """An informational line on stderr (what was written where), unless ``-q`` was given."""
+    """An informational line on stderr (what was written where), unless ``-q`` was given; a
+    name that is not UTF-8 (a file's) shows escaped, whatever stream stderr is."""
     if _VERBOSITY >= 0:
-        print(message, file=sys.stderr)
+        print(message.encode("utf-8", "backslashreplace").decode("utf-8"), file=sys.stderr)
 
 
 def quiet() -> bool:
