@@ -102,6 +102,15 @@ class Node:
         )
 
 
+def page_id_for(url: str) -> str:
+    """A stable short id of a page: the first 12 hex digits of the SHA-1 of its URL."""
+    return _short_sha1(url.encode("utf-8"))
+
+
+def _short_sha1(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()[:12]
+
+
 @dataclass(frozen=True, slots=True)
 class StoredPage:
     """A page given as HTML (a Python string, stdin, a JSONL ``html`` field, a WARC record),
@@ -118,9 +127,9 @@ class StoredPage:
 
     @property
     def page_id(self) -> str:
-        """The id of a page at ``url`` (as :func:`wps.capture.sources.page_id_for` gives it), or
-        of these bytes where no URL is known."""
-        return hashlib.sha1(self.url.encode("utf-8") if self.url else self.html).hexdigest()[:12]
+        """The id of a page at ``url`` (:func:`page_id_for`), or of these bytes where no URL is
+        known."""
+        return page_id_for(self.url) if self.url else _short_sha1(self.html)
 
 
 @dataclass(slots=True)

@@ -14,7 +14,6 @@ page's address: every refusal comes before a browser is started.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import re
 import shutil
 import zlib
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ..errors import EmptyPageError, InputFileError, NotHtmlError, UsageError
+from ..model import page_id_for  # noqa: F401 - where the capture's callers import it from
 from .screenshots import SOURCE_PREFIX, new_temp_folder
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
@@ -50,11 +50,6 @@ class PageSource:
         if self.temp_dir is not None:
             shutil.rmtree(self.temp_dir, ignore_errors=True)
             self.temp_dir = None
-
-
-def page_id_for(url: str) -> str:
-    """A stable short id of a page: the first 12 hex digits of the SHA-1 of its URL."""
-    return hashlib.sha1(url.encode("utf-8")).hexdigest()[:12]
 
 
 def is_url(source: str | Path) -> bool:
