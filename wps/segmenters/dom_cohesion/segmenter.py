@@ -201,8 +201,8 @@ class DomCohesionSegmenter:
         costs up to ten times the rest of the segmentation and changed no dev page; browser
         captures have their computed backgrounds either way.
     split_posts
-        wps addition: posts found by :func:`wps.posts.find_posts` (records named and repeated
-        as posts) are one segment each with their replies: their ancestors are split, the
+        wps addition: posts found by :func:`wps.posts.find_posts` from names and declarations
+        (records named and repeated as posts, JSON-LD) are one segment each with their replies: their ancestors are split, the
         posts are not. Records of one tag that ``split_records_min_chars`` splits (a thread's
         comments, some with replies) are emitted one element each, not in windows.
     """
