@@ -105,9 +105,18 @@ class PipelineOptions:
                              f"choose from {sorted(cls.__dataclass_fields__)}")
         return replace(options, **overrides)
 
+    def dedup_path(self) -> Path | None:
+        """The dedup state file (``None``: no dedup step): ``dedup_db``, else the config's
+        ``[dedup] db`` (:func:`wps.dedup.store.configured_store_path`)."""
+        from .config import resolve_config
+        from .dedup.store import configured_store_path
+
+        return configured_store_path(self.dedup_db, resolve_config(self.config)["dedup"]["db"])
+
     @property
     def timeout_s(self) -> float:
-        """The page deadline, over every step (``--timeout``)."""
+        """The page deadline, over every step: ``[run] timeout_s`` (``--timeout``), which the
+        capture options carry."""
         from .capture.options import CaptureOptions
 
         return (self.capture_options or CaptureOptions()).timeout_s
@@ -123,7 +132,13 @@ class PipelineOptions:
         values = asdict(self)
         for limit in RESULT_NEUTRAL_CAPTURE_FIELDS:
             (values["capture_options"] or {}).pop(limit, None)
-        values["dedup_db"] = self.dedup_db is not None
+        if isinstance(self.config, dict):  # [run] and [capture] travel in capture_options
+            config = {name: section for name, section in self.config.items()
+                      if name not in ("run", "capture")}
+            if "dedup" in config:
+                config["dedup"] = {**config["dedup"], "db": ""}
+            values["config"] = config
+        values["dedup_db"] = self.dedup_path() is not None
         del values["report"]  # wps batch names it in its markers' outputs
         text = json.dumps(values, sort_keys=True, default=str)
         return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
@@ -319,6 +334,7 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     last, against earlier pages' kept segments.
     """
     from .config import resolve_config
+    from .dedup.store import configured_store_path
     from .steps import DedupStep, FilterStep, MainTextStep, NoiseTailStep, SegmentStep
 
     config = resolve_config(options.config, options.extractor)
@@ -340,8 +356,9 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
         from .lang import LangStep
 
         steps.append(LangStep(options.languages))
-    if options.dedup_db is not None:
-        steps.append(DedupStep(config["dedup"], options.dedup_db))
+    dedup_path = configured_store_path(options.dedup_db, config["dedup"]["db"])
+    if dedup_path is not None:
+        steps.append(DedupStep(config["dedup"], dedup_path))
     return steps
 
 
