@@ -25,9 +25,14 @@ __all__ = ["Segmenter", "register_segmenter", "build_segmenter", "segmenter_name
 
 @runtime_checkable
 class Segmenter(Protocol):
-    """What every segmenter is: a name and one method."""
+    """What every segmenter is: a name, whether it reads the screenshot, and one method."""
 
     name: str
+
+    @property
+    def needs_screenshot(self) -> bool:
+        """Whether :meth:`segment` reads the capture's screenshot (with these options): a
+        batch takes one only for a segmenter that does."""
 
     def segment(self, page: PageCapture) -> Segmentation: ...
 
