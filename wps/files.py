@@ -360,21 +360,16 @@ def _owner_gone(name: str, pid: int) -> bool:
 
 def _alive(pid: int) -> bool:
     """True unless ``pid`` surely has ended (no such process, or a zombie)."""
+    import psutil
+
     if pid <= 0:  # os.kill would signal a process group: not a pid we wrote
         return True
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except (PermissionError, OverflowError):
+    except (psutil.Error, OverflowError, ValueError):  # not ours to ask: assume it runs
         return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return not Path("/proc/self").exists()  # ended meanwhile, or no /proc to ask
-    except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 def _remove_own(path: Path) -> None:
