@@ -11,14 +11,12 @@ from ..errors import UsageError
 from ..settings import packaged_config
 from . import say
 
-DEFAULTS_NOTE = "defaults match Webis-WebSeg-20 (1366 px wide, 16,384 px cap)"
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "capture",
         help="render a page in Chromium and write a page capture folder",
-        description=f"Render a URL or a local .html/.html.gz file; {DEFAULTS_NOTE}.",
+        description="Render a URL or a local .html/.html.gz file; the defaults (the [capture] "
+        "section of wps/defaults.toml, `wps config show`) match Webis-WebSeg-20.",
     )
     parser.add_argument("source", help="http(s) URL or local .html / .html.gz file")
     parser.add_argument("--out", required=True, type=Path, help="capture folder to write")
