@@ -99,3 +99,22 @@ def test_a_config_file_of_the_wrong_type_fails_when_read(tmp_path):
     user.write_text("[capture]\nscroll_always = 1\n", encoding="utf-8")
     with pytest.raises(UsageError, match="'capture.scroll_always' must be true or false"):
         load_config(Path(user))
+
+
+def test_the_segmenter_and_its_options_come_from_the_file_then_the_flags(tmp_path):
+    user = tmp_path / "user.toml"
+    user.write_text("[segmenter]\nname = \"xycut\"\n[segmenter.options]\nmin_segments = 4\n",
+                    encoding="utf-8")
+    from_file = _options("--config", str(user))
+    assert (from_file.segmenter, from_file.segmenter_options) == ("xycut", {"min_segments": 4})
+    flagged = _options("--config", str(user), "-O", "min_segments=6")
+    assert flagged.segmenter_options == {"min_segments": 6}
+    other = _options("--config", str(user), "--segmenter", "dom-cohesion", "-O", "iqr_k=3")
+    assert (other.segmenter, other.segmenter_options) == ("dom-cohesion", {"iqr_k": 3})
+
+
+def test_a_segmenter_option_of_the_file_is_checked_against_the_segmenters_default(tmp_path):
+    user = tmp_path / "user.toml"
+    user.write_text("[segmenter.options]\niqr_k = \"wide\"\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="dom-cohesion: option iqr_k must be a number"):
+        _options("--config", str(user))

@@ -29,8 +29,12 @@ PROFILES: dict[str, str | None] = {"detector": None, "article": "article-profile
 """Profile name -> packaged TOML overlaying the defaults (``None``: the defaults alone)."""
 DEFAULT_PROFILE = "detector"
 
-_OPEN_TABLES = {("filters", "segment"), ("filters", "page")}
-"""Tables whose keys are rule names: a user may configure a rule the defaults leave unset."""
+_OPEN_TABLES = {("filters", "segment"), ("filters", "page"), ("segmenter", "options")}
+"""Tables whose keys are rule names or a segmenter's options: a user may set one the defaults
+leave unset (the rule or the segmenter checks it)."""
+_UNCHECKED_TABLES = {("segmenter", "options")}
+"""Tables whose values replace earlier ones whole, of any type: the segmenter checks its options
+against its own defaults (:func:`wps.segmenters.build_segmenter`)."""
 
 
 def default_config() -> dict[str, Any]:
@@ -102,7 +106,7 @@ def merge_config(base: dict[str, Any], overlay: dict[str, Any], source: str = "c
     merged = copy.deepcopy(base)
     for key, value in overlay.items():
         where = (*_where, key)
-        if key not in merged:
+        if key not in merged or _where in _UNCHECKED_TABLES:
             if _where and _where not in _OPEN_TABLES and _where[:2] not in _OPEN_TABLES:
                 name = ".".join(where)
                 raise UsageError(f"{source}: unknown setting {name!r}")

@@ -24,6 +24,7 @@ from .deadline import Deadline
 from .errors import DatasetError, InputFileError, UsageError
 from .model import PageCapture, Segmentation, StoredPage
 from .segmenters import Segmenter, build_segmenter
+from .settings import packaged_config
 
 PageSource = str | Path | PageCapture | StoredPage
 """What a page can be given as (see :func:`segment`)."""
@@ -33,7 +34,8 @@ if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this mo
     from .records import DetectorInput
     from .steps import PipelineStep
 
-DEFAULT_SEGMENTER = "dom-cohesion"
+DEFAULT_SEGMENTER: str = packaged_config()["segmenter"]["name"]
+"""The packaged ``[segmenter] name``."""
 RESULT_NEUTRAL_CAPTURE_FIELDS = ("timeout_s", "max_renderer_mb", "chromium_path")
 """Capture options that bound or locate the work but do not change what a page gives."""
 FIELD_SETS = ("full", "detector")
@@ -132,9 +134,9 @@ class PipelineOptions:
         values = asdict(self)
         for limit in RESULT_NEUTRAL_CAPTURE_FIELDS:
             (values["capture_options"] or {}).pop(limit, None)
-        if isinstance(self.config, dict):  # [run] and [capture] travel in capture_options
+        if isinstance(self.config, dict):  # these sections travel in their own fields
             config = {name: section for name, section in self.config.items()
-                      if name not in ("run", "capture")}
+                      if name not in ("run", "capture", "segmenter")}
             if "dedup" in config:
                 config["dedup"] = {**config["dedup"], "db": ""}
             values["config"] = config
