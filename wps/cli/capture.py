@@ -11,6 +11,7 @@ from ..errors import UsageError
 from ..settings import packaged_config
 from . import say
 
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "capture",
