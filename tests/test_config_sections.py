@@ -118,3 +118,14 @@ def test_a_segmenter_option_of_the_file_is_checked_against_the_segmenters_defaul
     user.write_text("[segmenter.options]\niqr_k = \"wide\"\n", encoding="utf-8")
     with pytest.raises(UsageError, match="dom-cohesion: option iqr_k must be a number"):
         _options("--config", str(user))
+
+
+@pytest.mark.parametrize("argv, names", [
+    (["--timeout", "0"], "--timeout must be a finite number > 0"),
+    (["-O", "nope=1"], "dom-cohesion: unknown option 'nope'"),
+    (["--frames", "some"], "frames must be one of"),
+])
+def test_config_show_refuses_what_a_run_would_refuse(argv, names, capsys):
+    assert main(["config", "show", *argv]) == UsageError.exit_code
+    captured = capsys.readouterr()
+    assert captured.out == "" and names in captured.err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .segment import add_pipeline_arguments, run_config_from_args
+from .segment import add_pipeline_arguments, pipeline_options_from_args, run_config_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..settings import run_config, to_toml
 
+    pipeline_options_from_args(args)  # what `wps segment` would refuse is refused here too
     config = run_config_from_args(args)
     run_config(config, "command line")
     sys.stdout.write(to_toml(config))
