@@ -19,7 +19,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from wps.benchmark.nonarticle import RunSettings, run_nonarticle_benchmark, total_rows
+from wps.benchmark.nonarticle import RunSettings, run_nonarticle_benchmark
+from wps.benchmark.nonarticle_report import total_rows
 from wps.cli.segment import parse_segmenter_options
 from wps.errors import WpsError
 from wps.pipeline import DEFAULT_SEGMENTER, PipelineOptions

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from wps.article.blocks import FEATURES
-from wps.article.train import (PARAMS, SEED, THRESHOLD, fit, fit_block_model, page_rows,
+from wps.benchmark.article_training import (PARAMS, SEED, THRESHOLD, fit, fit_block_model, page_rows,
                                predict, score_predictions, split, texts_at)
 from wps.benchmark.articles import load_benchmark
 

@@ -28,12 +28,12 @@ from wps.files import (
     HOST_TAG,
     TERMINATED_EXIT,
     Terminated,
-    _signals_held,
     owned_temp_folder,
     remove_stale_staging,
     sigterm_unwinds,
     staging_directory,
 )
+from wps.interrupts import signals_held
 from wps.runner import page_folder_name, source_key
 from wps.runner.orphan import ORPHAN_GRACE_S
 
@@ -227,7 +227,7 @@ def test_a_signal_during_a_folder_swap_waits_for_its_end():
     seen: list[str] = []
     previous = signal.signal(signal.SIGALRM, lambda *_: seen.append("alarm"))
     try:
-        with _signals_held():
+        with signals_held():
             signal.raise_signal(signal.SIGALRM)
             signal.raise_signal(signal.SIGALRM)
             seen.append("swapped")

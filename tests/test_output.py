@@ -9,8 +9,9 @@ import pytest
 
 from wps.files import write_jsonl
 from wps.model import Node, PageCapture, Segment, Segmentation
-from wps.output import DROPPED_COLOUR, KEPT_COLOUR, draw_overlay, page_summary, write_page_outputs
+from wps.output import page_summary, write_page_outputs
 from wps.records import segment_records
+from wps.report.overlay import DROPPED_COLOUR, KEPT_COLOUR, draw_overlay
 
 
 def _capture() -> PageCapture:

@@ -20,6 +20,7 @@ from typing import Any
 
 from .errors import InputFileError, UsageError
 from .jsonsafe import load_nested
+from .settings import check_like_default, packaged_config, run_config
 
 __all__ = ["load_config", "default_config", "profile_config", "merge_config", "check_config",
            "resolve_config", "PROFILES", "DEFAULT_PROFILE"]
@@ -28,14 +29,17 @@ PROFILES: dict[str, str | None] = {"detector": None, "article": "article-profile
 """Profile name -> packaged TOML overlaying the defaults (``None``: the defaults alone)."""
 DEFAULT_PROFILE = "detector"
 
-_OPEN_TABLES = {("filters", "segment"), ("filters", "page")}
-"""Tables whose keys are rule names: a user may configure a rule the defaults leave unset."""
+_OPEN_TABLES = {("filters", "segment"), ("filters", "page"), ("segmenter", "options")}
+"""Tables whose keys are rule names or a segmenter's options: a user may set one the defaults
+leave unset (the rule or the segmenter checks it)."""
+_UNCHECKED_TABLES = {("segmenter", "options")}
+"""Tables whose values replace earlier ones whole, of any type: the segmenter checks its options
+against its own defaults (:func:`wps.segmenters.build_segmenter`)."""
 
 
 def default_config() -> dict[str, Any]:
     """The packaged defaults, a fresh copy each call."""
-    text = resources.files("wps").joinpath("defaults.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return packaged_config()
 
 
 def profile_config(profile: str | None = None) -> dict[str, Any]:
@@ -102,7 +106,7 @@ def merge_config(base: dict[str, Any], overlay: dict[str, Any], source: str = "c
     merged = copy.deepcopy(base)
     for key, value in overlay.items():
         where = (*_where, key)
-        if key not in merged:
+        if key not in merged or _where in _UNCHECKED_TABLES:
             if _where and _where not in _OPEN_TABLES and _where[:2] not in _OPEN_TABLES:
                 name = ".".join(where)
                 raise UsageError(f"{source}: unknown setting {name!r}")
@@ -112,38 +116,20 @@ def merge_config(base: dict[str, Any], overlay: dict[str, Any], source: str = "c
                 raise UsageError(f"{source}: {'.'.join(where)!r} must be a table")
             merged[key] = merge_config(merged[key], value, source, where)
         else:
-            _check_type(merged[key], value, source, where)
+            check_like_default(merged[key], value, f"{source}: {'.'.join(where)!r}")
             merged[key] = copy.deepcopy(value)
     return merged
 
 
-def _check_type(default: Any, value: Any, source: str, where: tuple[str, ...]) -> None:
-    """A setting keeps its default's TOML type (an integer may stand for a float), so a typo such
-    as ``min_tokens = "5"`` is refused here, not met as a TypeError deep in a stage."""
-    if isinstance(default, bool):
-        expected, fits = "true or false", isinstance(value, bool)
-    elif isinstance(default, int):
-        expected, fits = "an integer", isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, float):
-        expected = "a number"
-        fits = isinstance(value, (int, float)) and not isinstance(value, bool)
-    elif isinstance(default, str):
-        expected, fits = "a string", isinstance(value, str)
-    elif isinstance(default, list):
-        expected, fits = "a list", isinstance(value, list)
-    else:
-        return
-    if not fits:
-        raise UsageError(f"{source}: {'.'.join(where)!r} must be {expected}, not {value!r}")
-
-
 def check_config(config: dict[str, Any], source: str = "config") -> dict[str, Any]:
     """``config`` if every stage can be built from it: the extractor exists and each
-    ``[filters.*]`` table names known rules with options of the right type. Run when the file is
-    read, so a bad file fails before any page is rendered, not after."""
+    ``[filters.*]`` table names known rules with options of the right type, every section is
+    typed (:func:`wps.settings.run_config`). Run when the file is read, so a bad file fails
+    before any page is rendered, not after."""
     from .filters.rules import check_rules_section
     from .text.extract import ExtractOptions
 
+    run_config(config, source)
     try:
         ExtractOptions.from_config(config.get("extract", {}))
     except UsageError as err:

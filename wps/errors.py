@@ -147,3 +147,9 @@ class OutputLockedError(OutputError):
     pages)."""
 
     exit_code = 24
+
+
+def os_reason(err: OSError) -> str:
+    """The OS's reason for ``err`` without Python's '[Errno N]' and repeated path, for a one-line
+    message."""
+    return err.strerror or str(err)

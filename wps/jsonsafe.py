@@ -6,7 +6,9 @@ a document nested just under the limit breaks later recursive code (``json.dumps
 :data:`MAX_DEPTH` is refused as a one-line error of the reader's own class, naming the input.
 So are an integer longer than Python converts (``sys.get_int_max_str_digits``, 4300 digits),
 and in JSONL a string with an escaped lone surrogate (``"\\ud800"``), which no UTF-8 output
-and no hash of the text can take.
+and no hash of the text can take. The file readers (:func:`read_json`, :func:`read_text`,
+:func:`iter_jsonl`) turn every failure into one :class:`~wps.errors.InputFileError` naming the
+file (and line).
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from .errors import InputFileError, WpsError
+from .errors import InputFileError, WpsError, os_reason
 
-__all__ = ["MAX_DEPTH", "depth_bound", "nesting_depth", "load_nested", "load_json_text",
-           "jsonl_record"]
+__all__ = ["MAX_DEPTH", "depth_bound", "iter_jsonl", "jsonl_record", "load_json_text",
+           "load_nested", "nesting_depth", "read_json", "read_text", "reading"]
 
 MAX_DEPTH = 100
 """Deepest nesting accepted: captures and Webis JSON need about 7 levels."""
@@ -106,3 +110,51 @@ def _is_unicode(value: Any) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def read_json(path: Path, what: str, *, missing: str) -> Any:
+    """The JSON value of the UTF-8 file ``path``. A missing file is an :class:`InputFileError`
+    saying ``missing`` (what the folder then is not); unreadable bytes, text that is not UTF-8,
+    bad JSON and deep nesting are one naming the file and ``what`` it should have been."""
+    try:
+        return load_nested(path.read_text(encoding="utf-8"), str(path), json.loads)
+    except FileNotFoundError:
+        raise InputFileError(missing) from None
+    except (OSError, ValueError) as err:  # ValueError: not UTF-8 or not JSON
+        raise InputFileError(f"{path}: unreadable {what} ({err})") from None
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The UTF-8 text of ``path``; a missing or unreadable file is an :class:`InputFileError`
+    naming ``what`` it should have been."""
+    path = Path(path)
+    with reading(path, what):
+        return path.read_text(encoding="utf-8")
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file, read as a stream.
+
+    Errors name the file and line: missing file, not UTF-8, not JSON, nested too deep
+    (:mod:`wps.jsonsafe`), not a JSON object.
+    """
+    path = Path(path)
+    with reading(path, "file"), open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, jsonl_record(line, f"{path}:{number}")
+
+
+@contextmanager
+def reading(path: Path, what: str) -> Iterator[None]:
+    """Turn the OS's errors while reading ``path`` into one-line :class:`InputFileError` s."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such {what}") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a folder, expected a {what}") from None
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path}: unreadable {what} (not UTF-8 text)") from None
+    except OSError as err:
+        raise InputFileError(f"{path}: unreadable {what} ({os_reason(err)})") from None

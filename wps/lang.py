@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import UsageError
 from .model import Segment
-from .steps import PageState, PipelineStep
+from .state import PageState, PipelineStep
 
 __all__ = ["LANG_REASON", "LangStep", "identify", "parse_languages"]
 

@@ -24,6 +24,7 @@ from .deadline import Deadline
 from .errors import DatasetError, InputFileError, UsageError
 from .model import PageCapture, Segmentation, StoredPage
 from .segmenters import Segmenter, build_segmenter
+from .settings import packaged_config
 
 PageSource = str | Path | PageCapture | StoredPage
 """What a page can be given as (see :func:`segment`)."""
@@ -33,7 +34,8 @@ if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this mo
     from .records import DetectorInput
     from .steps import PipelineStep
 
-DEFAULT_SEGMENTER = "dom-cohesion"
+DEFAULT_SEGMENTER: str = packaged_config()["segmenter"]["name"]
+"""The packaged ``[segmenter] name``."""
 RESULT_NEUTRAL_CAPTURE_FIELDS = ("timeout_s", "max_renderer_mb", "chromium_path")
 """Capture options that bound or locate the work but do not change what a page gives."""
 FIELD_SETS = ("full", "detector")
@@ -105,9 +107,18 @@ class PipelineOptions:
                              f"choose from {sorted(cls.__dataclass_fields__)}")
         return replace(options, **overrides)
 
+    def dedup_path(self) -> Path | None:
+        """The dedup state file (``None``: no dedup step): ``dedup_db``, else the config's
+        ``[dedup] db`` (:func:`wps.dedup.store.configured_store_path`)."""
+        from .config import resolve_config
+        from .dedup.store import configured_store_path
+
+        return configured_store_path(self.dedup_db, resolve_config(self.config)["dedup"]["db"])
+
     @property
     def timeout_s(self) -> float:
-        """The page deadline, over every step (``--timeout``)."""
+        """The page deadline, over every step: ``[run] timeout_s`` (``--timeout``), which the
+        capture options carry."""
         from .capture.options import CaptureOptions
 
         return (self.capture_options or CaptureOptions()).timeout_s
@@ -123,7 +134,13 @@ class PipelineOptions:
         values = asdict(self)
         for limit in RESULT_NEUTRAL_CAPTURE_FIELDS:
             (values["capture_options"] or {}).pop(limit, None)
-        values["dedup_db"] = self.dedup_db is not None
+        if isinstance(self.config, dict):  # these sections travel in their own fields
+            config = {name: section for name, section in self.config.items()
+                      if name not in ("run", "capture", "segmenter")}
+            if "dedup" in config:
+                config["dedup"] = {**config["dedup"], "db": ""}
+            values["config"] = config
+        values["dedup_db"] = self.dedup_path() is not None
         del values["report"]  # wps batch names it in its markers' outputs
         text = json.dumps(values, sort_keys=True, default=str)
         return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
@@ -319,6 +336,7 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     last, against earlier pages' kept segments.
     """
     from .config import resolve_config
+    from .dedup.store import configured_store_path
     from .steps import DedupStep, FilterStep, MainTextStep, NoiseTailStep, SegmentStep
 
     config = resolve_config(options.config, options.extractor)
@@ -340,8 +358,9 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
         from .lang import LangStep
 
         steps.append(LangStep(options.languages))
-    if options.dedup_db is not None:
-        steps.append(DedupStep(config["dedup"], options.dedup_db))
+    dedup_path = configured_store_path(options.dedup_db, config["dedup"]["db"])
+    if dedup_path is not None:
+        steps.append(DedupStep(config["dedup"], dedup_path))
     return steps
 
 

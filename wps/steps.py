@@ -5,56 +5,26 @@ pipeline is an ordered list of steps (:func:`wps.pipeline.build_steps`), which `
 ``wps batch`` and the benchmarks all run. A step reads what earlier steps left on the
 :class:`PageState` and adds its own part; it receives only its own config section, and never
 reaches into another step. Adding a stage is one class here and one line in ``build_steps``.
+The step interface itself (:class:`PageState`, :class:`PipelineStep`, :func:`run_steps`) lives
+in :mod:`wps.state`, under every stage, so that a stage's own step class imports nothing above
+it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from .model import PageCapture, Segmentation
+from .state import PageState, PipelineStep, run_steps
 
 if TYPE_CHECKING:
-    from .decide.page import PageVerdict
-    from .posts.records import PostStructure
     from .segmenters import Segmenter
     from .text.stage import TextStageResult
 
 __all__ = ["PageState", "PipelineStep", "SegmentStep", "MainTextStep", "NoiseTailStep",
            "FilterStep", "DedupStep", "run_steps", "run_text_steps"]
-
-
-@dataclass(slots=True)
-class PageState:
-    """One page on its way through the steps; each step fills its part."""
-
-    capture: PageCapture
-    segmentation: Segmentation | None = None
-    segmented: Segmentation | None = None
-    """The segmenter's own segmentation, as annotators draw a page (a post with its replies is
-    one segment): what ``segmentation.json`` holds, before the posts step cuts posts into body,
-    chrome and quote pieces for the detector."""
-    text: TextStageResult | None = None
-    """The main-text step's page report (``None`` without that step)."""
-    posts: PostStructure | None = None
-    """The posts step's records and parts (``None`` without that step)."""
-    verdict: PageVerdict | None = None
-    """The decision step's page verdict (``None`` without that step)."""
-
-    @property
-    def segments(self) -> list:
-        assert self.segmentation is not None, "the segment step runs first"
-        return self.segmentation.segments
-
-
-class PipelineStep:
-    """One stage of the page pipeline. ``name`` is what timings and timeout messages call it."""
-
-    name: ClassVar[str] = "step"
-
-    def run(self, page: PageState) -> None:
-        raise NotImplementedError
 
 
 class SegmentStep(PipelineStep):
@@ -160,13 +130,3 @@ def run_text_steps(capture: PageCapture, segmentation: Segmentation,
                FilterStep(config["filters"], config["extract"])], page)
     assert page.text is not None
     return page.text
-
-
-def run_steps(steps: list[PipelineStep], page: PageState, deadline: Any = None) -> PageState:
-    """Run ``steps`` in order on ``page``; ``deadline`` (a :class:`wps.deadline.Deadline`) is
-    told which step runs, for its timeout message, and checked between steps."""
-    for step in steps:
-        if deadline is not None:
-            deadline.enter(step.name)
-        step.run(page)
-    return page

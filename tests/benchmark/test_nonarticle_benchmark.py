@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from shared_data import SHARED, require_shared
 
-from wps.benchmark.nonarticle import merge_markdown
+from wps.benchmark.nonarticle_report import merge_markdown
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "benchmark_nonarticle.py"

@@ -3,7 +3,7 @@ of its ``evaluate.py`` as its README describes (case-sensitive ``\\w+`` tokens, 
 shingles, per-page normalised tp/fp/fn, macro precision and recall, F1 of the two means).
 
 Apart from :mod:`wps.benchmark.articles` (the run) so that the article-body model's training
-(:mod:`wps.article.train`) reads the same pages and metric without importing the run, which
+(:mod:`wps.benchmark.article_training`) reads the same pages and metric without importing the run, which
 fits that model per fold.
 """
 

@@ -127,7 +127,7 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
     without comments (default and ``favor_precision``) on the same file, and wps's extractor on
     the rendered DOM before segmentation and filters. With ``folds`` (the ``article`` extractor),
     the pages are dealt into that many folds and each page is judged by a block model fitted on
-    the other folds' pages only (:mod:`wps.article.train`): the wps rows are held-out figures.
+    the other folds' pages only (:mod:`wps.benchmark.article_training`): the wps rows are held-out figures.
     """
     import trafilatura
 
@@ -209,7 +209,7 @@ def _fold_models(data: str | Path, cache: Path, truth: dict[str, Any], config: d
 
         raise UsageError("--folds needs the article extractor (profile article): only its "
                          "block model is fitted on benchmark pages")
-    from ..article.train import SEED, fit_block_model, page_rows, split
+    from .article_training import SEED, fit_block_model, page_rows, split
 
     seed = SEED if seed is None else seed
     pages = page_rows(data, cache, None)

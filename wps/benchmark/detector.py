@@ -262,7 +262,8 @@ def cross_validate_labels(dev: DevSet, base: DecisionRules, work: Path,
     """nonarticle-dev: check.py's totals for the detector profile held out by site, the article
     profile and trafilatura (its text as one kept segment per page)."""
     from ..decide.tuning import objective
-    from .nonarticle import aggregate, load_dataset
+    from .nonarticle_data import load_dataset
+    from .nonarticle_scores import aggregate
 
     dataset = load_dataset(dev.root)
     candidates = candidate_rules(base)
@@ -305,7 +306,7 @@ def _check(dataset: Any, out: Path, segments: dict[str, list[Segment]]) -> dict[
     """check.py's report (with ``posts_alone``) over ``segments`` written as ``segments.jsonl``."""
     import shutil
 
-    from .nonarticle import add_posts_alone, run_check
+    from .nonarticle_scores import add_posts_alone, run_check
 
     shutil.rmtree(out, ignore_errors=True)
     for name, page_segments in segments.items():
@@ -322,7 +323,7 @@ def _check(dataset: Any, out: Path, segments: dict[str, list[Segment]]) -> dict[
 
 def _totals(total: dict[str, Any], report: dict[str, Any], names: set[str],
             dataset: Any) -> dict[str, Any]:
-    from .nonarticle import NONARTICLE_TYPES
+    from .nonarticle_data import NONARTICLE_TYPES
 
     total = dict(total)
     total["kept_chars_nonarticle"] = sum(

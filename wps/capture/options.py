@@ -6,8 +6,10 @@ import math
 import os
 import shutil
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import BrowserNotFoundError, UsageError
+from ..settings import none_for_empty, packaged_defaults
 
 FRAME_MODES = ("same-origin", "all", "none")
 
@@ -19,46 +21,55 @@ CHROMIUM_CANDIDATES = (
 )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+@packaged_defaults("capture", timeout_s="run.timeout_s")
 class CaptureOptions:
-    """How to render and capture a page (Webis-WebSeg-20 defaults: 1366 px wide, 16,384 px cap)."""
+    """How to render and capture a page: the ``[capture]`` section of the run configuration (its
+    defaults, those of Webis-WebSeg-20, are in ``wps/defaults.toml``) and ``[run] timeout_s``."""
 
-    viewport_width: int = 1366
-    viewport_height: int = 768
-    max_height: int = 16384
+    viewport_width: int
+    viewport_height: int
+    max_height: int
     """Screenshot and page-height cap (px); taller pages are flagged ``screenshot_truncated``."""
-    timeout_s: float = 30.0
+    timeout_s: float
     """Wall-clock limit for the whole page: navigation, settle, scroll, walk and screenshot."""
-    settle_s: float = 0.5
+    settle_s: float
     """Idle time after ``load`` and web fonts, for late layout."""
-    scroll_max_steps: int = 30
-    scroll_max_seconds: float = 5.0
-    scroll_pause_s: float = 0.15
-    scroll_always: bool = False
+    scroll_max_steps: int
+    scroll_max_seconds: float
+    scroll_pause_s: float
+    scroll_always: bool
     """Scroll every page, also those that show no way to react to it (see ``wps.capture.scroll``)."""
-    screenshot: bool = True
-    user_agent: str | None = None
+    screenshot: bool
+    user_agent: str | None
     """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""
-    allow_private: bool = False
+    allow_private: bool
     """Let the page and its requests reach loopback, private, link-local and reserved addresses
     (off: an untrusted page must not reach this machine or its network; tests serve on
     127.0.0.1)."""
-    same_origin: bool = False
+    same_origin: bool
     """Web pages: nothing from another origin than the URL's, each redirect hop checked in the
     egress proxy: subresources, frames, navigations (off: real pages need their CDN's stylesheets
     and fonts). Local pages never reach the network."""
-    frames: str = "same-origin"
+    frames: str
     """Which iframes are loaded and captured: ``same-origin``, ``all`` or ``none``."""
-    allow_incomplete: bool = True
+    allow_incomplete: bool
     """A page whose ``load`` event never comes is captured as it rendered, marked
     ``incomplete`` (off: such a page is a timeout error)."""
-    load_share: float = 0.6
+    load_share: float
     """Share of the page's time that waiting for ``load`` may take; the rest is for the walk,
     the screenshot and the later steps."""
-    max_renderer_mb: int = 2048
+    max_renderer_mb: int
     """A page whose renderers hold more anonymous memory than this (MiB) is stopped."""
-    chromium_path: str | None = None
+    chromium_path: str | None
     """Chromium binary; ``None``: ``$WPS_CHROMIUM``, else the distribution's Chromium."""
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> CaptureOptions:
+        """The options a resolved run configuration names: its ``[capture]`` section (``""`` for
+        the binary or the agent: unset) and ``[run] timeout_s``."""
+        values = {**config["capture"], "timeout_s": config["run"]["timeout_s"]}
+        return cls(**none_for_empty(cls, values))
 
     def __post_init__(self) -> None:
         if self.viewport_width < 1 or self.viewport_height < 1 or self.max_height < 1:

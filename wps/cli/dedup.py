@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "dedup",
         help="mark segments of a segments.jsonl duplicated from earlier pages of the same site",
         description="Rabin-chunk share, SimHash and CEDAR MinHash near-duplicates against a SQLite"
-        " state shared across runs (default $WPS_DEDUP_DB or"
+        " state shared across runs (--db, else the config's [dedup] db, else $WPS_DEDUP_DB, else"
         " ~/.cache/wps/dedup.sqlite3). Writes back in place unless --out is given.",
     )
     parser.add_argument("segments", type=Path, help="segments.jsonl (lines need 'url' and 'text')")
@@ -40,7 +40,7 @@ def add_dedup_options(parser: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace):  # -> (DedupSettings, db path or None)
     """The [dedup] config table overlaid by the command-line options."""
     from ..config import load_config
-    from ..dedup import DedupSettings
+    from ..dedup import DedupSettings, configured_store_path
 
     section = dict(load_config(args.config)["dedup"])
     overrides = {
@@ -53,8 +53,7 @@ def settings_from_args(args: argparse.Namespace):  # -> (DedupSettings, db path 
         section["simhash"] = False
     if args.no_minhash:
         section["minhash"] = False
-    db = args.db if args.db is not None else (Path(section["db"]) if section.get("db") else None)
-    return DedupSettings.from_config(section), db
+    return DedupSettings.from_config(section), configured_store_path(args.db, section["db"])
 
 
 def run(args: argparse.Namespace) -> int:

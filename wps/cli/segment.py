@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..config import PROFILES
+from ..config import PROFILES, merge_config
+from ..dedup.store import configured_store_path
 from ..errors import UsageError
 from ..jsonsafe import load_nested
 from ..lang import parse_languages
@@ -17,7 +18,7 @@ from ..pipeline import DEFAULT_SEGMENTER, FIELD_SETS, PageResult, PipelineOption
 from ..segmenters import segmenter_names
 from ..text.extract import EXTRACTORS
 from . import say
-from .capture import add_capture_options, options_from_args
+from .capture import FLAG_SETTINGS, add_capture_options, options_from_args, overlay_flags
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,12 +49,13 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
     """The :class:`~wps.pipeline.PipelineOptions` arguments, shared by ``segment`` and ``batch``."""
     from . import LISTED
 
-    segmenter = parser.add_argument("--segmenter", default=DEFAULT_SEGMENTER,
-                                    help="segmenter name (default: %(default)s)")
+    segmenter = parser.add_argument("--segmenter",
+                                    help=f"segmenter name (default: {DEFAULT_SEGMENTER})")
     setattr(segmenter, LISTED, segmenter_names)
     parser.add_argument(
         "--option", "-O", action="append", default=[], metavar="KEY=VALUE",
-        help="segmenter option, VALUE parsed as JSON when it can be (e.g. -O iqr_k=3)",
+        help="segmenter option, VALUE parsed as JSON when it can be (e.g. -O iqr_k=3); sets "
+        "[segmenter.options] KEY",
     )
     parser.add_argument("--noise-model", type=Path, default=None,
                         help="cut boilerplate tails with this 'wps train-noise' model "
@@ -92,15 +94,16 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
 def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
     """The :class:`~wps.pipeline.PipelineOptions` the arguments of
     :func:`add_pipeline_arguments` describe; bad segmenter options fail here, before any work."""
+    config = run_config_from_args(args)
     options = PipelineOptions(
-        segmenter=args.segmenter,
-        segmenter_options=parse_segmenter_options(args.option),
-        capture_options=options_from_args(args),
+        segmenter=config["segmenter"]["name"],
+        segmenter_options=dict(config["segmenter"]["options"]),
+        capture_options=options_from_args(args, config),
         text=args.text,
-        config=checked_config(args),
+        config=config if args.text else args.config,
         extractor=args.extractor,
         noise_model=args.noise_model,
-        dedup_db=args.dedup_db,
+        dedup_db=configured_store_path(None, config["dedup"]["db"]),
         keep_only=args.keep_only,
         embed_screenshot=args.embed_screenshot,
         fields=args.fields,
@@ -110,20 +113,28 @@ def pipeline_options_from_args(args: argparse.Namespace) -> PipelineOptions:
     return options
 
 
-def checked_config(args: argparse.Namespace) -> dict[str, Any] | Path | None:
-    """The ``--config`` file read and checked once, before any page: a missing file, bad TOML,
-    an unknown setting or rule, a wrong type fails here, not after the browser rendered the
-    page. ``--profile`` picks the packaged profile the file overlays. With the text step on, the
-    resolved config goes on (no stage reads the file again);
-    with ``--no-text`` nothing uses it, but a bad file is still an error."""
+PIPELINE_FLAGS = {**FLAG_SETTINGS, "dedup_db": "dedup.db", "segmenter": "segmenter.name"}
+"""Every flag of :func:`add_pipeline_arguments` that overlays one setting of the configuration
+(``-O`` overlays ``[segmenter.options]``, one key each)."""
+
+
+def run_config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's configuration, read and checked once, before any page: the packaged
+    ``--profile``, overlaid by the ``--config`` file, then by the flags that name a setting
+    (:data:`PIPELINE_FLAGS`, then ``-O``); a ``--segmenter`` other than the configured one starts
+    from none of its options. A missing file, bad TOML, an unknown setting or rule, a wrong type
+    fails here, not after the browser rendered the page; with ``--no-text`` nothing reads the
+    text sections, but a bad file is still an error."""
     from ..config import resolve_config
 
-    profile = getattr(args, "profile", None)
-    if not args.text:
-        if args.config is not None or profile is not None:
-            resolve_config(args.config, profile=profile)
-        return args.config
-    return resolve_config(args.config, args.extractor, profile)
+    config = resolve_config(args.config, args.extractor, getattr(args, "profile", None))
+    if args.segmenter not in (None, config["segmenter"]["name"]):  # options go with their name
+        config = {**config, "segmenter": {"name": config["segmenter"]["name"], "options": {}}}
+    config = overlay_flags(config, args, PIPELINE_FLAGS)
+    options = parse_segmenter_options(args.option)
+    if not options:
+        return config
+    return merge_config(config, {"segmenter": {"options": options}}, source="command line")
 
 
 def parse_segmenter_options(items: list[str]) -> dict[str, Any]:

@@ -23,12 +23,14 @@ from urllib.parse import urlsplit
 
 from ..errors import UsageError
 from ..model import Segment
+from ..settings import packaged_defaults
 from . import minhash
 from .rabin import chunk_digests, normalise_text
-from .simhash import NEAR_DUPLICATE_DISTANCE, simhash
-from .store import DedupStore, default_store_path
+from .simhash import simhash
+from .store import DedupStore, configured_store_path, default_store_path
 
-__all__ = ["Deduplicator", "DedupSettings", "site_of", "default_store_path", "DedupStore"]
+__all__ = ["Deduplicator", "DedupSettings", "site_of", "default_store_path",
+           "configured_store_path", "DedupStore"]
 
 REASON_CHUNKS = "dup_chunk_share"
 REASON_SIMHASH = "near_duplicate_simhash"
@@ -36,15 +38,17 @@ REASON_MINHASH = "near_duplicate_minhash"
 
 
 @dataclass(slots=True)
+@packaged_defaults("dedup")
 class DedupSettings:
-    """Thresholds of the three rules; ``None`` disables a rule (its state is still recorded)."""
+    """Thresholds of the three rules; ``None`` disables a rule (its state is still recorded).
+    Defaults: the ``[dedup]`` section of ``wps/defaults.toml``."""
 
-    max_chunk_share: float | None = 0.5
-    simhash_max_distance: int | None = NEAR_DUPLICATE_DISTANCE
-    minhash_threshold: float | None = minhash.RESEMBLANCE_THRESHOLD
-    frequent_shingle_fraction: float = minhash.FREQUENT_FRACTION
-    min_block_tokens: int = minhash.MIN_BLOCK_TOKENS
-    shingle_words: int = minhash.SHINGLE_WORDS
+    max_chunk_share: float | None
+    simhash_max_distance: int | None
+    minhash_threshold: float | None
+    frequent_shingle_fraction: float
+    min_block_tokens: int
+    shingle_words: int
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> DedupSettings:

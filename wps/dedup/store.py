@@ -65,6 +65,21 @@ def default_store_path() -> Path:
     return Path(os.environ.get(ENVIRONMENT_VARIABLE) or DEFAULT_STORE_PATH).expanduser()
 
 
+def configured_store_path(explicit: str | Path | None, configured: str) -> Path | None:
+    """The one precedence of the dedup state file: ``explicit`` (``--dedup-db``, ``wps dedup
+    --db``, ``PipelineOptions.dedup_db``), else the config's ``[dedup] db`` (``""``: unset), else
+    ``None``: no dedup step in a pipeline, :func:`default_store_path` for ``wps dedup``.
+
+    >>> configured_store_path(None, "state.sqlite3")
+    PosixPath('state.sqlite3')
+    >>> configured_store_path("given.sqlite3", "state.sqlite3")
+    PosixPath('given.sqlite3')
+    """
+    if explicit is not None:
+        return Path(explicit)
+    return Path(configured).expanduser() if configured else None
+
+
 def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 

@@ -11,12 +11,24 @@ import math
 from typing import Any, Callable
 
 from ..errors import UsageError
+from ..settings import check_like_default
 from .base import Rule
 from .c4 import C4NoPunct
-from .gopher import (GopherQuality, GopherRepetition, LinesWithoutPunctuation, MedianWordLength,
-                     RepeatedSequence)
-from .non_article import (LargeBlockShare, LinkCodeShare, ListTableShare, LongBlock,
-                          MainTextOverlap, MinLength)
+from .gopher import (
+    GopherQuality,
+    GopherRepetition,
+    LinesWithoutPunctuation,
+    MedianWordLength,
+    RepeatedSequence,
+)
+from .non_article import (
+    LargeBlockShare,
+    LinkCodeShare,
+    ListTableShare,
+    LongBlock,
+    MainTextOverlap,
+    MinLength,
+)
 
 __all__ = ["RULES", "build_rule", "rules_from_config", "rule_names", "check_rules_section"]
 
@@ -65,19 +77,7 @@ def _option_value(rule: str, key: str, default: Any, value: Any) -> Any:
             return tuple((int(n), float(limit)) for n, limit in value)
         raise UsageError(f"filter rule {rule!r}: {key!r} must be a list of [n, limit] pairs, "
                          f"not {value!r}")
-    if isinstance(default, bool):
-        fits, expected = isinstance(value, bool), "true or false"
-    elif isinstance(default, int):
-        fits, expected = _is_int(value), "an integer"
-    elif isinstance(default, float):
-        fits, expected = _is_number(value), "a number"
-    elif isinstance(default, str):
-        fits, expected = isinstance(value, str), "a string"
-    else:
-        return value
-    if not fits:
-        raise UsageError(f"filter rule {rule!r}: {key!r} must be {expected}, not {value!r}")
-    return value
+    return check_like_default(default, value, f"filter rule {rule!r}: {key!r}")
 
 
 def _is_int(value: Any) -> bool:

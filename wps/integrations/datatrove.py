@@ -98,6 +98,6 @@ def _quiet(options: PipelineOptions) -> PipelineOptions:
     if options.capture_options is not None:
         return options
     from ..capture import CaptureOptions
-    from ..runner.options import reads_screenshot
 
-    return replace(options, capture_options=CaptureOptions(screenshot=reads_screenshot(options)))
+    screenshot = options.build_segmenter().needs_screenshot
+    return replace(options, capture_options=CaptureOptions(screenshot=screenshot))

@@ -4,7 +4,8 @@
 report of a ``wps batch`` folder (one row per page, linking to each page's report).
 
 Only the builder is imported here: :mod:`wps.output` uses it, and the folder readers
-(:mod:`wps.report.folders`, :mod:`wps.report.batch`) read what ``wps.output`` names.
+(:mod:`wps.report.folders`, :mod:`wps.report.batch`) read the files :mod:`wps.page_folder`
+names; :mod:`wps.report.overlay` draws ``overlay.png``.
 """
 
 from .page import REPORT_FILE, PageFacts, page_report_html

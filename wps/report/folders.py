@@ -9,7 +9,7 @@ from ..errors import InputFileError
 from ..files import iter_jsonl, read_text, write_text_atomic
 from ..jsonsafe import load_json_text
 from ..model import PageCapture
-from ..output import CAPTURE_DIR, MAIN_TEXT_FILE, SEGMENTATION_FILE
+from ..page_folder import CAPTURE_DIR, MAIN_TEXT_FILE, SEGMENTATION_FILE
 from ..records import SEGMENTS_FILE, check_segment_line
 from .page import REPORT_FILE, PageFacts, page_facts_from_capture, page_report_html, positive_int
 

@@ -1,7 +1,7 @@
 """Where a segment's number label goes: just outside its outline, on none of the page's text and
 on no other label when there is such a place (else where it covers least).
 
-Both pictures of a page use it: ``overlay.png`` (:func:`wps.output.draw_overlay`) and the boxes
+Both pictures of a page use it: ``overlay.png`` (:func:`wps.report.overlay.draw_overlay`) and the boxes
 of ``report.html``. Text is looked up in a coarse grid of the page's text-node boxes, summed once
 (an integral image), so a candidate place costs four lookups however tall the page is.
 """

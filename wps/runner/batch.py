@@ -58,7 +58,7 @@ from ..report.batch import write_batch_report
 from .folders import page_folder
 from .lock import output_lock
 from .merged import DONE_FOLDER, import_pyarrow, write_merged_segments
-from .options import BatchOptions, BatchSummary, reads_screenshot
+from .options import BatchOptions, BatchSummary
 from .politeness import USER_AGENT, PageQueue, RobotsRules
 from .entries import BatchSource
 from .worker import (
@@ -273,7 +273,7 @@ def _checked_pipeline(pipeline: PipelineOptions, images: bool = True) -> Pipelin
     if capture_options.user_agent is None:  # live sites are told who visits
         capture_options = replace(capture_options, user_agent=USER_AGENT)
     if (not images and not pipeline.embed_screenshot and capture_options.screenshot
-            and not reads_screenshot(pipeline)):
+            and not pipeline.build_segmenter().needs_screenshot):
         capture_options = replace(capture_options, screenshot=False)
     return replace(pipeline, capture_options=capture_options).checked()
 

@@ -52,7 +52,7 @@ class BatchOptions:
     images: bool = False
     """Take each page's screenshot, draw ``overlay.png`` and keep the screenshot in
     ``capture/`` for ``report.html`` (implies ``save_capture``). Off by default: the screenshot
-    is then taken only for a segmenter that reads it (:func:`reads_screenshot`)."""
+    is then taken only for a segmenter that reads it (``Segmenter.needs_screenshot``)."""
     save_capture: bool = False
     """Write each page's ``capture/`` folder (``capture.json``, ``dom.html``, the screenshot when
     one was taken), which ``wps segment`` can segment again without a browser."""
@@ -84,7 +84,6 @@ class BatchOptions:
             raise UsageError(f"--merged must be one of {', '.join(MERGED_FORMATS)}, "
                              f"got {self.merged_format!r}")
 
-
     @property
     def outputs(self) -> str:
         """What each page folder holds besides the segments (part of the completion marker)."""
@@ -93,17 +92,6 @@ class BatchOptions:
         else:
             kept = "segments+capture" if self.save_capture else "segments"
         return kept + "+reports" if self.reports else kept
-
-
-def reads_screenshot(pipeline: PipelineOptions) -> bool:
-    """Whether the configured segmenter reads the screenshot: only the DOM segmenters
-    (``baseline``, ``dom-cohesion`` without ``use_screenshot``) are known not to; any other
-    one gets it."""
-    if pipeline.segmenter == "baseline":
-        return False
-    if pipeline.segmenter == "dom-cohesion":
-        return bool(pipeline.segmenter_options.get("use_screenshot", False))
-    return True
 
 
 @dataclass(slots=True)

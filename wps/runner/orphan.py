@@ -19,6 +19,7 @@ import os
 import signal
 import threading
 import time
+from typing import Any
 
 from ..files import TERMINATED_EXIT, remove_own_temporaries
 
@@ -62,12 +63,15 @@ def end_now() -> None:
 def stop_children(pid: int, grace_s: float = _DRIVER_GRACE_S) -> None:
     """SIGTERM the children of ``pid``, wait up to ``grace_s`` for them and what they started
     (all found before: an orphaned grandchild is no longer below ``pid``), SIGKILL the rest."""
-    from ..capture.processes import descendants
+    import psutil
 
-    everyone = descendants(pid)
-    for child in everyone:
-        if (stat := _stat(child)) is not None and stat[1] == pid:
-            _signal(child, signal.SIGTERM)
+    try:
+        parent = psutil.Process(pid)
+        children, everyone = parent.children(), parent.children(recursive=True)
+    except psutil.Error:
+        return
+    for child in children:
+        _signal(child, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while (alive := [p for p in everyone if _running(p)]) and time.monotonic() < deadline:
         time.sleep(_POLL_S)
@@ -75,25 +79,21 @@ def stop_children(pid: int, grace_s: float = _DRIVER_GRACE_S) -> None:
         _signal(process, signal.SIGKILL)
 
 
-def _stat(pid: int) -> tuple[str, int] | None:
-    """State letter and parent pid of ``pid``; ``None`` once it is gone."""
+def _running(process: Any) -> bool:
+    """Whether ``process`` (a :class:`psutil.Process`) still runs (a zombie has ended: its
+    parent has not reaped it yet)."""
+    import psutil
+
     try:
-        with open(f"/proc/{pid}/stat") as handle:
-            stat = handle.read()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) "
-    return fields[0], int(fields[1])
+        return process.status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
+        return False
 
 
-def _running(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie has ended: its parent has not reaped it yet)."""
-    stat = _stat(pid)
-    return stat is not None and stat[0] not in ("Z", "X")
+def _signal(process: Any, signum: int) -> None:
+    import psutil
 
-
-def _signal(pid: int, signum: int) -> None:
     try:
-        os.kill(pid, signum)
-    except (ProcessLookupError, PermissionError):
+        process.send_signal(signum)
+    except psutil.Error:  # gone, or not ours
         pass

@@ -24,7 +24,6 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -302,18 +301,18 @@ def restart_if_grown(browser: Browser, limit_mb: int | None) -> None:
 
 
 def children_memory_mb() -> float:
-    """Anonymous resident memory of this process's descendants (Playwright's driver, Chromium)."""
-    from ..capture.processes import descendants
+    """Anonymous resident memory of this process's descendants (Playwright's driver, Chromium):
+    resident minus file-backed and shared pages, as ``RssAnon`` counts it."""
+    import psutil
 
     total = 0
-    for pid in descendants(os.getpid()):
+    for child in psutil.Process().children(recursive=True):
         try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
+            memory = child.memory_info()
+        except psutil.Error:
             continue
-        total += next((int(line.split()[1]) for line in status.splitlines()
-                       if line.startswith("RssAnon:")), 0)
-    return total / 1024
+        total += memory.rss - memory.shared
+    return total / 1024 / 1024
 
 
 def failed_outcome(task: PageTask, err: Exception, seconds: float) -> PageOutcome:

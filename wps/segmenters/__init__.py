@@ -13,21 +13,26 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 import pkgutil
 from typing import Any, Callable, Protocol, runtime_checkable
 
 from ..errors import UnknownSegmenterError, UsageError
 from ..model import PageCapture, Segmentation
+from ..settings import check_like_default
 
 __all__ = ["Segmenter", "register_segmenter", "build_segmenter", "segmenter_names"]
 
 
 @runtime_checkable
 class Segmenter(Protocol):
-    """What every segmenter is: a name and one method."""
+    """What every segmenter is: a name, whether it reads the screenshot, and one method."""
 
     name: str
+
+    @property
+    def needs_screenshot(self) -> bool:
+        """Whether :meth:`segment` reads the capture's screenshot (with these options): a
+        batch takes one only for a segmenter that does."""
 
     def segment(self, page: PageCapture) -> Segmentation: ...
 
@@ -92,35 +97,9 @@ def _check_options(name: str, factory: Callable[..., Segmenter], options: dict[s
         parameter = parameters[key]
         if value is None and _allows_none(parameter.annotation):
             continue
-        expected = _expected_type(parameter.default)
-        if expected is not None and not _has_type(value, expected):
-            raise UsageError(f"{name}: option {key} expects {expected}, got {value!r}")
+        check_like_default(parameter.default, value, f"{name}: option {key}")
 
 
 def _allows_none(annotation: Any) -> bool:
     text = annotation if isinstance(annotation, str) else repr(annotation)
     return "None" in text or "Optional" in text
-
-
-def _expected_type(default: Any) -> str | None:
-    if isinstance(default, bool):
-        return "true or false"
-    if isinstance(default, int):
-        return "an integer"
-    if isinstance(default, float):
-        return "a finite number"
-    if isinstance(default, str):
-        return "a string"
-    return None  # no default or None: the segmenter checks it
-
-
-def _has_type(value: Any, expected: str) -> bool:
-    if expected == "true or false":
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False
-    if expected == "an integer":
-        return isinstance(value, int)
-    if expected == "a finite number":
-        return isinstance(value, (int, float)) and math.isfinite(value)
-    return isinstance(value, str)

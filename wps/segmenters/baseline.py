@@ -14,6 +14,8 @@ class BaselineSegmenter:
     """Every evaluation's reference row; also what an empty segmentation is replaced by."""
 
     name: str = "baseline"
+    needs_screenshot = False
+    """One box over the page: no pixels read."""
 
     def segment(self, page: PageCapture) -> Segmentation:
         box = (0.0, 0.0, float(page.width), float(page.height))

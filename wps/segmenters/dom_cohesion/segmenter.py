@@ -238,6 +238,11 @@ class DomCohesionSegmenter:
     granularity: str | float | None = None
     name: str = "dom-cohesion"
 
+    @property
+    def needs_screenshot(self) -> bool:
+        """The DOM alone, unless boxes are tightened to edges or colours read from pixels."""
+        return self.use_screenshot or self.screenshot_colours
+
     def __post_init__(self) -> None:
         if self.granularity is not None:
             level = granularity_level(self.granularity, "dom-cohesion")

@@ -66,6 +66,11 @@ class EnsembleSegmenter:
             options["granularity"] = self.granularity
         self._members = [build_segmenter(name, **options) for name in names]
 
+    @property
+    def needs_screenshot(self) -> bool:
+        """Whether any member reads the screenshot."""
+        return any(member.needs_screenshot for member in self._members)
+
     def segment(self, page: PageCapture) -> Segmentation:
         from ...evaluation.fuse import fuse_segmentations
         from ...webis import to_webis

@@ -105,6 +105,8 @@ class SamSegmenter:
     nested: str = "drop-inner"
     fit_fraction: float = 0.75
     name: str = "sam"
+    needs_screenshot = True
+    """It segments the screenshot's pixels."""
     _generator: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

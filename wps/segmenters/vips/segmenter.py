@@ -92,6 +92,11 @@ class VipsSegmenter:
     use_screenshot: bool = True
     min_segment_area: float = 16.0
     name: str = "vips"
+
+    @property
+    def needs_screenshot(self) -> bool:
+        """Separators are read from pixels only with ``use_screenshot``."""
+        return self.use_screenshot
     weights: SeparatorWeights = field(init=False, repr=False)
     """The separator rule weights the options above make up."""
 

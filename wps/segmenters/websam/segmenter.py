@@ -62,6 +62,8 @@ class WebSamSegmenter:
     min_area: int = 50
     fit_fraction: float = 0.75
     name: str = "websam"
+    needs_screenshot = True
+    """It segments the screenshot's pixels."""
     _model: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -122,6 +122,8 @@ class XYCutSegmenter:
     fit_to_dom: bool = True
     fit_fraction: float = 0.75
     name: str = "xycut"
+    needs_screenshot = True
+    """It segments the screenshot's pixels."""
 
     def __post_init__(self) -> None:
         if self.granularity is None:

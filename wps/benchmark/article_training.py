@@ -1,4 +1,5 @@
-"""Training data and fitting of the article-body block model (``scripts/train_article_model.py``).
+"""Training data and fitting of the article-body block model (``scripts/train_article_model.py``),
+on the article benchmark's pages (:mod:`.article_data`); the model itself is :mod:`wps.article`.
 
 Every candidate block of a page (:mod:`wps.article.blocks`) is labelled by how much of its text
 lies in the page's gold article body (share of its 4-word shingles found there, >= 0.5: body). A
@@ -13,7 +14,10 @@ import random
 from pathlib import Path
 from typing import Any
 
-from ..benchmark.article_data import (
+from ..article.blocks import FEATURES, PageRuns, block_features, extract_runs
+from ..article.body import choose_blocks
+from ..article.model import BlockModel
+from .article_data import (
     load_benchmark,
     read_html,
     score_predictions,
@@ -21,9 +25,6 @@ from ..benchmark.article_data import (
     tokens,
     without_scripts,
 )
-from .blocks import FEATURES, PageRuns, block_features, extract_runs
-from .body import choose_blocks
-from .model import BlockModel
 
 __all__ = ["THRESHOLD", "PARAMS", "SEED", "block_label", "page_rows", "fit", "fit_block_model",
            "predict", "texts_at", "split", "score_predictions"]
