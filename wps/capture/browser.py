@@ -1,7 +1,8 @@
 """Render pages in the distribution's Chromium with Playwright and capture them as PageCaptures.
 
 One :class:`Browser` keeps one Chromium process, so batch runs and tests pay the launch once; it
-opens a fresh context per web page and reuses tabs for local pages (:mod:`wps.capture.tabs`).
+reuses tabs, cleared between pages: a local page's for the next file, a web page's for the next
+page of the same site (:mod:`wps.capture.tabs`, :mod:`wps.capture.sessions`).
 Playwright's async API runs on a private event loop behind a synchronous interface: that gives a
 hard wall-clock limit per page (``asyncio.wait_for``), which the sync API cannot enforce while a
 page's script blocks. A crashed browser or renderer is restarted and the page retried once.
@@ -62,8 +63,9 @@ from .scroll import (
     reacts_to_scrolling,
     unreached_scroll_content,
 )
+from .sessions import Proxies, ProxyMark, tab_key
 from .sources import PageSource, check_body, page_id_for, prepare_source
-from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, open_tab, park, tab_key
+from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, evict, open_tab, park
 
 LAUNCH_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -82,8 +84,8 @@ Result = TypeVar("Result")
 
 
 class Browser:
-    """One Chromium process reused across pages; a fresh context per web page, reused tabs for
-    local pages (:mod:`wps.capture.tabs`).
+    """One Chromium process reused across pages, with tabs reused per site and for local pages
+    (:mod:`wps.capture.tabs`) and one egress proxy per set of proxy rules.
 
     Use as a context manager. ``restart_every`` restarts Chromium after that many pages (bounds
     memory growth in long batches). ``page_hook`` is awaited with each Playwright page right after
@@ -120,7 +122,9 @@ class Browser:
         self._memory_killed_held = 0
         """``time.monotonic()`` of the last renderer kill for memory (concurrent pages)."""
         self._idle_tabs: list[Tab] = []
-        """Parked tabs of local pages, ready for the next file (see :mod:`wps.capture.tabs`)."""
+        """Parked tabs, ready for the next page of their site or the next file, the one parked
+        longest ago first (see :mod:`wps.capture.tabs`)."""
+        self._proxies = Proxies()
         self._usage: tuple[float, dict[int, int]] = (-1.0, {})
         """The last scan of the renderers' memory and when it was taken: the watchers of the
         pages in flight share it instead of each scanning ``/proc``."""
@@ -221,6 +225,7 @@ class Browser:
             await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
         except Exception:  # a crashed or hung browser: the driver reaps the process
             pass
+        await self._proxies.close()
 
     def close(self) -> None:
         """Stop Chromium and the Playwright driver; remove this browser's screenshots.
@@ -382,6 +387,8 @@ class Browser:
     def _leave(self) -> None:
         with self._state:
             self._in_flight -= 1
+            if self._in_flight == 0:  # no page left to ask what its proxy refused
+                self._proxies.forget_refusals()
             self._state.notify_all()
 
     def _after_crash(self, launch: int) -> None:
@@ -421,16 +428,18 @@ class Browser:
         policy = RequestPolicy.for_source(source, same_origin=options.same_origin,
                                           frames=options.frames)
         user_agent = options.user_agent or self._user_agent
-        key = tab_key(options, user_agent, source.is_file)
-        tab = next((tab for tab in self._idle_tabs if tab.key == key), None) if key else None
+        key = tab_key(options, user_agent, policy.page_url, source.is_file)
+        tab = next((tab for tab in self._idle_tabs if tab.key == key), None)
         kept = False
+        mark: ProxyMark | None = None
         try:
             if tab is not None:
                 self._idle_tabs.remove(tab)
                 tab.policy = policy
             else:
-                tab = await open_tab(self._browser, options, user_agent, policy,
+                tab = await open_tab(self._browser, self._proxies, options, user_agent, policy,
                                      is_file=source.is_file)
+            mark = ProxyMark.now(tab.proxy)
             tab.pages += 1
             screenshot = self._new_screenshot_path() if options.screenshot else None
             work = _render(tab.page, source, options, policy, deadline, started, self.page_hook,
@@ -444,11 +453,11 @@ class Browser:
             kept = await park(tab)
             return capture
         except Error as err:
-            blocked = tab.proxy.blocked if tab is not None else []
+            blocked = mark.blocked if mark is not None else []
             refused = [item for item in blocked if _same_host(item.target, source.url)]
             if refused:
                 raise BlockedTargetError(f"{source.url}: {refused[0].reason}") from None
-            failed = tab.proxy.failed if tab is not None else []
+            failed = mark.failed if mark is not None else []
             unreachable = [item for item in failed if _same_host(item.target, source.url)]
             if unreachable:  # an https page: the browser only saw a failed tunnel
                 raise NetworkError(f"{source.url}: {unreachable[0].reason}") from None
@@ -457,8 +466,8 @@ class Browser:
             if tab is not None:
                 if kept:
                     self._idle_tabs.append(tab)
-                else:
-                    await close_tab(tab)
+                for gone in ([] if kept else [tab]) + evict(self._idle_tabs):
+                    await close_tab(gone)
 
     async def _watch_memory(self, limit_bytes: int) -> None:
         """Stop the page's renderers when they hold more than ``limit_bytes`` together; the
