@@ -8,9 +8,10 @@ and the rest of each origin's storage (every origin the page's requests went to)
 ``window.name``, history (it holds one ``about:blank`` entry before the next page). A tab is
 closed with every page of its context after :data:`PAGES_PER_TAB` pages, after any failure, or,
 for a local page, after the file opened another page (a popup keeps running and holds the tab as
-its ``opener``); a web page's popups are closed before the tab is cleared. Navigating an open page to the next page of the same site keeps its renderer process,
-and starting a renderer cost more CPU than rendering the page itself: on the article benchmark's
-pages, a fresh context per page took 2.2 CPU seconds a page, the same navigations in one page 0.8
+its ``opener``); a web page's popups are closed before the tab is cleared. Navigating an open
+page to the next page of the same site keeps its renderer process, and starting a renderer cost
+more CPU than rendering the page itself: on the article benchmark's pages, a fresh context per
+page took 2.2 CPU seconds a page, the same navigations in one page 0.8
 (30 pages, Playwright alone, Chromium's CPU from /proc).
 """
 
