@@ -471,13 +471,16 @@ class Browser:
 
     async def _watch_memory(self, limit_bytes: int) -> None:
         """Stop the page's renderers when they hold more than ``limit_bytes`` together; the
-        crash that follows is reported as :class:`PageMemoryError`, not retried.
+        crash that follows is reported as :class:`PageMemoryError`, not retried. What the
+        renderers held when the page started (parked tabs of other sites, each on
+        ``about:blank``) is not the page's: only what they gained since counts.
 
         With pages of other threads in flight the renderers cannot be told apart by page: a
         renderer holding more than ``limit_bytes`` on its own is stopped, and a page whose
         renderer crashes after such a stop fails with :class:`PageMemoryError`."""
         if self._browser_pid is None:
             return
+        before = 0 if self.concurrency > 1 else sum(renderer_memory(self._browser_pid).values())
         while True:
             await asyncio.sleep(_MEMORY_POLL_S)
             taken, usage = self._usage
@@ -491,7 +494,7 @@ class Browser:
                     self._memory_killed_at = time.monotonic()
                     kill(over)
                 continue
-            held = sum(usage.values())
+            held = sum(usage.values()) - before
             if held > limit_bytes:
                 self._memory_exceeded = held
                 kill(list(usage))
