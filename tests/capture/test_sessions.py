@@ -21,21 +21,20 @@ READER = """<!doctype html><link rel="stylesheet" href="/cached.css">
 </script>"""
 UNTOUCHED = {"cookie": "", "local": None, "session": None, "name": ""}
 
-
-def writer(other_site: str) -> str:
-    """A page that leaves all it can: cookies, storage, its name, a cached stylesheet, a service
-    worker (blocked), and a popup that writes too, then goes to ``other_site``, where it keeps
-    writing that site's cookie and storage as a first party, and pinging it."""
-    return f"""<!doctype html><link rel="stylesheet" href="/cached.css"><p>writer</p><script>
+WRITER = """<!doctype html><link rel="stylesheet" href="/cached.css"><p>writer</p><script>
   document.cookie = "k=left; max-age=3600";
   localStorage.setItem("k", "left"); sessionStorage.setItem("k", "left");
   window.name = "left";
-  if (navigator.serviceWorker) navigator.serviceWorker.register("/sw.js").catch(() => {{}});
+  if (navigator.serviceWorker) navigator.serviceWorker.register("/sw.js").catch(() => {});
   window.open("/opened", "_blank");
 </script>"""
+"""A page that leaves all it can: cookies, storage, its name, a cached stylesheet, a service
+worker (blocked), and a popup (:func:`opened`)."""
 
 
 def opened(other_site: str) -> str:
+    """The popup: it writes too, then goes to ``other_site``, where it keeps writing that site's
+    cookie and storage as a first party, and pinging it (:data:`POPUP`)."""
     return f"""<!doctype html><p>opened</p><script>
   document.cookie = "k=popup; max-age=3600"; localStorage.setItem("k", "popup");
   setTimeout(() => {{ location.href = "{other_site}/popup"; }}, 50);
@@ -66,7 +65,7 @@ def web_browser(quick):
 
 
 def serve(server, other_site: str) -> None:
-    server.add_html("/writer", writer(other_site))
+    server.add_html("/writer", WRITER)
     server.add_html("/reader", READER)
     server.add_html("/popup", POPUP)
     server.add_html("/opened", opened(other_site))
