@@ -52,6 +52,7 @@ from .navigation import (
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
 from .processes import find_browser_pid, kill, kill_browser, marker_flag, renderer_memory
+from .replay import ReplayArchive
 from .screenshots import (  # discard_screenshot: kept importable from here
     PAGE_PREFIX,
     detach_screenshot,
@@ -334,8 +335,11 @@ class Browser:
 
     # -------------------------------------------------------------------------------- capture
     def capture(self, source: str | Path | PageSource, options: CaptureOptions | None = None,
-                *, deadline: Deadline | None = None) -> PageCapture:
-        """Render ``source`` (http(s) URL or local .html/.html.gz) and capture it.
+                *, deadline: Deadline | None = None,
+                replay: ReplayArchive | None = None) -> PageCapture:
+        """Render ``source`` (http(s) URL or local .html/.html.gz) and capture it; with
+        ``replay``, the URL's page as that archive holds it, every request answered from it
+        (:mod:`wps.capture.replay`; nothing is looked up or fetched).
 
         ``deadline`` (default: ``options.timeout_s`` from now) bounds the whole capture; the
         pipeline passes the page's deadline so that capture and later stages share it. Web
@@ -344,15 +348,19 @@ class Browser:
         Retries once after a browser or renderer crash, on a restarted browser.
         """
         options = options or self.options
-        resolved = source if isinstance(source, PageSource) else \
-            prepare_source(source, allow_private=options.allow_private)
+        if isinstance(source, PageSource):
+            resolved = source
+        elif replay is not None:
+            resolved = PageSource(url=str(source), navigate_url=str(source), is_file=False)
+        else:
+            resolved = prepare_source(source, allow_private=options.allow_private)
         deadline = deadline or Deadline(options.timeout_s, what=resolved.url)
         try:
             for attempt in (1, 2):
                 launch = self._enter()
                 started = time.monotonic()
                 try:
-                    return self._run_one(resolved, options, deadline)
+                    return self._run_one(resolved, options, deadline, replay)
                 except RendererCrash as crash:
                     if self._memory_exceeded is not None or self._memory_killed_at > started:
                         held = self._memory_exceeded or self._memory_killed_held
@@ -402,15 +410,16 @@ class Browser:
                 return  # only the page's renderer crashed: its next context gets a new one
             self._restart_now()
 
-    def _run_one(self, source: PageSource, options: CaptureOptions,
-                 deadline: Deadline) -> PageCapture:
+    def _run_one(self, source: PageSource, options: CaptureOptions, deadline: Deadline,
+                 replay: ReplayArchive | None = None) -> PageCapture:
         assert self._loop is not None
         deadline.check("capture")
         if self.concurrency == 1:
             self._memory_exceeded = None
         limit = deadline.remaining() + _GRACE_S
         try:
-            return self._run(asyncio.wait_for(self._capture(source, options, deadline), limit))
+            return self._run(asyncio.wait_for(self._capture(source, options, deadline, replay),
+                                              limit))
         except (asyncio.TimeoutError, TimeoutError):  # one class from 3.11 on
             with self._state:
                 if self._in_flight <= 1:  # the context may be stuck in a busy page
@@ -420,7 +429,8 @@ class Browser:
             raise deadline.error("capture") from None
 
     async def _capture(self, source: PageSource, options: CaptureOptions,
-                       page_deadline: Deadline) -> PageCapture:
+                       page_deadline: Deadline,
+                       replay: ReplayArchive | None = None) -> PageCapture:
         from playwright.async_api import Error
 
         started = time.perf_counter()
@@ -428,7 +438,7 @@ class Browser:
         policy = RequestPolicy.for_source(source, same_origin=options.same_origin,
                                           frames=options.frames)
         user_agent = options.user_agent or self._user_agent
-        key = tab_key(options, user_agent, policy.page_url, source.is_file)
+        key = tab_key(options, user_agent, policy.page_url, source.is_file, replay)
         tab = next((tab for tab in self._idle_tabs if tab.key == key), None)
         kept = False
         mark: ProxyMark | None = None
@@ -438,8 +448,9 @@ class Browser:
                 tab.policy = policy
             else:
                 tab = await open_tab(self._browser, self._proxies, options, user_agent, policy,
-                                     is_file=source.is_file)
+                                     is_file=source.is_file, replay=replay)
             mark = ProxyMark.now(tab.proxy)
+            tab.missing = []
             tab.pages += 1
             screenshot = self._new_screenshot_path() if options.screenshot else None
             work = _render(tab.page, source, options, policy, deadline, started, self.page_hook,
@@ -451,6 +462,8 @@ class Browser:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
             kept = await park(tab)
+            if replay is not None:
+                capture = replace(capture, replay_missing=sorted(set(tab.missing)))
             return capture
         except Error as err:
             blocked = mark.blocked if mark is not None else []

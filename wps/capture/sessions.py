@@ -33,13 +33,14 @@ def proxy_rules(options: CaptureOptions, page_url: str, is_file: bool) -> ProxyR
     return (options.allow_private, is_file, None)
 
 
-def tab_key(options: CaptureOptions, user_agent: str, page_url: str,
-            is_file: bool) -> tuple[object, ...]:
+def tab_key(options: CaptureOptions, user_agent: str, page_url: str, is_file: bool,
+            replay: object = None) -> tuple[object, ...]:
     """What a parked tab must match to render a page: viewport, user agent and proxy rules
-    and, for a web page, its origin (the site whose session it is)."""
-    site = None if is_file else url_origin(page_url) or page_url
+    and, for a web page, its origin (the site whose session it is) and the archive it is
+    replayed from (``replay``), if any."""
+    site = None if is_file else (url_origin(page_url) or page_url, id(replay) if replay else None)
     return (site, options.viewport_width, options.viewport_height, user_agent,
-            proxy_rules(options, page_url, is_file))
+            proxy_rules(options, page_url, is_file or replay is not None))
 
 
 @dataclass(slots=True)

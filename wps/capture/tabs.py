@@ -26,6 +26,7 @@ from .egress import EgressProxy
 from .navigation import NAVIGATION_HOLD_JS
 from .options import CaptureOptions
 from .policy import RequestPolicy
+from .replay import ReplayArchive
 from .scroll import SCROLL_WATCH_JS
 from .sessions import IDLE_SITES, Proxies, proxy_rules, tab_key
 
@@ -56,15 +57,21 @@ class Tab:
     """Other pages its pages opened in the context (popups, ``target=_blank``)."""
     origins: set[str] = field(default_factory=set)
     """Every origin its pages sent a request to since it was last cleared."""
+    replay: ReplayArchive | None = None
+    """Answers every request its policy allows (WARC replay, :mod:`.replay`); nothing else."""
+    missing: list[str] = field(default_factory=list)
+    """Replay: what the page asked for and the archive lacks."""
 
 
 async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user_agent: str,
-                   policy: RequestPolicy, *, is_file: bool) -> Tab:
+                   policy: RequestPolicy, *, is_file: bool,
+                   replay: ReplayArchive | None = None) -> Tab:
     """A new context and page whose every request passes ``policy`` (the tab's, as it changes)
-    and then the proxy, which refuses internal addresses (and, for a local page, everything;
-    under ``same_origin``, every other origin): Chromium resolves no names and opens no sockets
-    itself."""
-    proxy = await proxies.get(proxy_rules(options, policy.page_url, is_file), policy.page_url)
+    and then the proxy, which refuses internal addresses (and, for a local or replayed page,
+    everything; under ``same_origin``, every other origin): Chromium resolves no names and
+    opens no sockets itself. ``replay``: requests are answered from that archive."""
+    offline = is_file or replay is not None
+    proxy = await proxies.get(proxy_rules(options, policy.page_url, offline), policy.page_url)
     context = await browser.new_context(
         viewport={"width": options.viewport_width, "height": options.viewport_height},
         device_scale_factor=1,
@@ -75,7 +82,8 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
     )
     try:
         tab = Tab(context, None, proxy, policy,
-                  tab_key(options, user_agent, policy.page_url, is_file), is_file)
+                  tab_key(options, user_agent, policy.page_url, is_file, replay), is_file,
+                  replay=replay)
         await context.add_init_script(SCROLL_WATCH_JS)
         await context.add_init_script(NAVIGATION_HOLD_JS)
         tab.page = await context.new_page()
@@ -181,7 +189,9 @@ def _policy_route(tab: Tab) -> Any:
         if allowed and not tab.is_file and (origin := _origin_of(request.url)):
             tab.origins.add(origin)  # its storage is cleared after the page
         try:
-            if allowed:
+            if allowed and tab.replay is not None:
+                await _replay(route, tab)
+            elif allowed:
                 await route.continue_()
             else:
                 await route.abort("blockedbyclient")
@@ -198,3 +208,15 @@ def _origin_of(url: str) -> str | None:
         return None
     scheme, host, port = origin
     return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+async def _replay(route: Any, tab: Tab) -> None:
+    """Answer ``route`` from the tab's archive, or abort it and note it missing."""
+    assert tab.replay is not None
+    url = route.request.url
+    answer = tab.replay.lookup(url)
+    if answer is None:
+        tab.missing.append(url)
+        await route.abort("blockedbyclient")
+        return
+    await route.fulfill(status=answer.status, headers=answer.headers, body=answer.body)

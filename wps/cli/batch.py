@@ -55,6 +55,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="take each page's screenshot, draw overlay.png and show the "
                          "screenshot in report.html (implies --save-capture; default: the "
                          "screenshot is taken only for a segmenter that reads it)")
+    parser.add_argument("--replay", action="store_true",
+                        help="WARC input: render each page with its stylesheets, images and "
+                        "other subresources from the same WARC (missing ones are listed in "
+                        "capture.json); default: every subresource blocked")
     outputs.add_argument("--save-capture", action="store_true",
                          help="write each page's capture/ folder (capture.json, dom.html, the "
                          "screenshot if taken), which wps segment can segment again offline")
@@ -95,10 +99,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import UsageError
     from ..runner import count_sources, iter_sources, run_batch
     from ..runner.sizing import choose_workers, this_machine
+    from ..runner.sources import input_kind
 
     with _input_file(args.input) as path:
+        if args.replay and input_kind(path) != "warc":
+            raise UsageError(f"--replay answers a page's requests from its WARC file; "
+                             f"{args.input} is not a WARC file")
         sources = iter_sources(path)
         first = next(sources)  # an input naming no page fails here, before any work
         total = count_sources(path)
@@ -136,6 +145,7 @@ def _batch_options(args: argparse.Namespace, workers: int,
         images=args.images,
         save_capture=args.save_capture,
         pages_per_browser=pages_per_browser,
+        replay=args.replay,
     )
 
 

@@ -187,7 +187,8 @@ class BatchRun:
                             self.options.restart_every, source.html,
                             self.options.restart_above_mb,
                             save_capture=self.options.save_capture or self.options.images,
-                            overlay=self.options.images)
+                            overlay=self.options.images,
+                            archive=source.archive if self.options.replay else None)
             refusal = self.robots.refusal(task.source) if self.robots and task.host else None
             if refusal:
                 self.record(PageOutcome(task.source, task.out_dir, False, 0.0,
