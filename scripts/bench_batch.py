@@ -1,7 +1,16 @@
 """Benchmark ``wps batch``: pages per minute on the article benchmark's local pages, per engine.
 
 Usage: .venv/bin/python scripts/bench_batch.py [--pages 121] [--configs local-1,local-2,ray-2,local-4x1]
-       [--profile] [--out out/bench-batch] [-- EXTRA wps batch OPTIONS]
+       [--hosts 4] [--code DIR,DIR] [--bare] [--profile] [--out out/bench-batch]
+       [-- EXTRA wps batch OPTIONS]
+
+``url-*`` configurations batch the same pages as URLs, served by this script from ``--hosts``
+addresses 127.0.0.1, 127.0.0.2, ... (one server each; the list takes the hosts in turn), with
+``--allow-private --same-origin`` (nothing leaves the machine). ``--code`` runs every
+configuration once with each code tree (``PYTHONPATH``), interleaved: before/after in one run.
+``--bare`` adds the reference row: one Chromium, one reused page, ``goto`` + ``content()`` +
+``trafilatura.extract`` per page (files decompressed beforehand; Chromium's traffic goes to a
+closed proxy port, so a saved page's web requests fail at once), in a process of its own.
 
 Each configuration runs ``wps batch`` as its own process on the same pages (the 121 ``.html.gz``
 files of ../shared/article-extraction-benchmark, read in place, or the first ``--pages``), with
@@ -41,7 +50,13 @@ CONFIGS = {
     # Two workers a core, each with one page in flight: what this machine does best (local
     # pages reuse their tab, so a worker's Chromium costs little to keep busy).
     "local-4x1": ["--engine", "local", "--workers", "4", "--pages-per-browser", "1"],
+    "local-defaults": [],
+    "url-defaults": [],
+    "url-4x1": ["--workers", "4", "--pages-per-browser", "1"],
 }
+URL_OPTIONS = ["--allow-private", "--same-origin"]
+"""What every ``url-*`` configuration adds: the pages are on 127.x, and their web requests stay
+on their own origin (the benchmark never reaches the sites they were saved from)."""
 PROFILED = {
     "capture (Chromium: navigate, settle, scroll, DOM walk, screenshot)":
         "wps.capture.browser:Browser.capture",
@@ -66,19 +81,39 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="also split the time of a local one-worker run by stage (cProfile)")
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "bench-batch")
+    parser.add_argument("--hosts", type=int, default=4, help="127.x addresses of url-* runs")
+    parser.add_argument("--code", default=str(ROOT),
+                        help="code trees (comma-separated) to run each configuration with")
+    parser.add_argument("--bare", action="store_true", help="add the bare-loop reference row")
+    parser.add_argument("--bare-child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("extra", nargs="*", help="more wps batch options (after --)")
     args = parser.parse_args()
+    if args.bare_child:
+        return bare_loop(args.bare_child, args.out)
     files = sorted(PAGES.glob("*.html.gz"))[:args.pages]
     if not files:
         sys.exit(f"bench_batch: no pages in {PAGES}")
     args.out.mkdir(parents=True, exist_ok=True)
     listing = args.out / "pages.txt"
     listing.write_text("".join(f"{file}\n" for file in files), encoding="utf-8")
-    results = {"pages": len(files), "cpus": os.cpu_count(),
+    codes = [Path(code).resolve() for code in args.code.split(",")]
+    results = {"pages": len(files), "cpus": os.cpu_count(), "uptime": _uptime(),
                "load_before": os.getloadavg()[0], "extra": args.extra, "runs": {}}
-    for name in args.configs.split(","):
-        results["runs"][name] = run_config(name, listing, args.out / name, args.extra)
-        print(_line(name, results["runs"][name]), flush=True)
+    with PageServers(files, args.hosts) as servers:
+        urls = args.out / "urls.txt"
+        urls.write_text("".join(f"{url}\n" for url in servers.urls), encoding="utf-8")
+        for name in args.configs.split(","):
+            for code in codes:
+                label = name if len(codes) == 1 else f"{name}@{code.name}"
+                is_url = name.startswith("url-")
+                results["runs"][label] = run_config(
+                    name, urls if is_url else listing, args.out / label,
+                    [*URL_OPTIONS, *args.extra] if is_url else args.extra, code)
+                print(_line(label, results["runs"][label]), flush=True)
+    if args.bare:
+        results["runs"]["bare-loop"] = run_bare(files, args.out / "bare-loop")
+        print(_line("bare-loop", results["runs"]["bare-loop"]), flush=True)
+    results["uptime_after"] = _uptime()
     if args.profile:
         results["profile"] = profile_local(listing, args.out / "profile", args.extra)
         for stage, seconds in results["profile"]["seconds_per_page"].items():
@@ -86,15 +121,68 @@ def main() -> None:
     (args.out / "results.json").write_text(json.dumps(results, indent=1))
 
 
-def run_config(name: str, listing: Path, out: Path, extra: list[str]) -> dict[str, object]:
+def run_config(name: str, listing: Path, out: Path, extra: list[str],
+               code: Path = ROOT) -> dict[str, object]:
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "wps", "batch", str(listing), "--out", str(out),
                "--no-progress", *CONFIGS[name], *extra]
+    return {"code": str(code), **measure(command, out, {**os.environ, "PYTHONPATH": str(code)})}
+
+
+def run_bare(files: list[Path], out: Path) -> dict[str, object]:
+    """The bare loop over ``files`` (decompressed first, outside the measure) in a process of
+    its own, measured as a batch is."""
+    import gzip
+
+    shutil.rmtree(out, ignore_errors=True)
+    (out / "pages").mkdir(parents=True)
+    listing = out / "pages.txt"
+    pages = []
+    for file in files:
+        page = out / "pages" / file.name.removesuffix(".gz")
+        page.write_bytes(gzip.decompress(file.read_bytes()))
+        pages.append(page)
+    listing.write_text("".join(f"{page}\n" for page in pages), encoding="utf-8")
+    command = [sys.executable, str(Path(__file__).resolve()), "--bare-child", str(listing),
+               "--out", str(out)]
+    return measure(command, out, {**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def bare_loop(listing: Path, out: Path) -> None:
+    """One Chromium, one page reused for every file: ``goto`` (until ``load``), ``content()``,
+    ``trafilatura.extract``; writes ``OUT/summary.json`` with the pages done and failed."""
+    import trafilatura
+    from playwright.sync_api import Error, sync_playwright
+
+    from wps.capture import find_chromium
+
+    done = failed = 0
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=find_chromium(None), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--proxy-server=http://127.0.0.1:9",
+                  "--proxy-bypass-list=<-loopback>", "--host-resolver-rules=MAP * ~NOTFOUND",
+                  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"])
+        page = browser.new_page()
+        for line in listing.read_text(encoding="utf-8").splitlines():
+            try:
+                page.goto(Path(line).as_uri(), wait_until="load", timeout=30_000)
+                trafilatura.extract(page.content())
+                done += 1
+            except Error:
+                failed += 1
+        browser.close()
+    (out / "summary.json").write_text(json.dumps({"done": done, "failed": failed}))
+
+
+def measure(command: list[str], out: Path, env: dict[str, str]) -> dict[str, object]:
+    """Run ``command`` and measure it: wall and CPU time of its process tree, peak memory, load;
+    pages done and stages from ``OUT/summary.json``."""
     load_before = os.getloadavg()[0]
     cpu_before = _children_cpu()
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, env=env)
     peak = PeakMemory(process.pid)
     peak.start()
     _, err = process.communicate()
@@ -184,6 +272,60 @@ class PeakMemory(threading.Thread):
     def stop(self) -> None:
         self._finished.set()
         self.join()
+
+
+class PageServers:
+    """The benchmark's pages, decompressed, served over HTTP from ``hosts`` loopback addresses
+    (127.0.0.1, 127.0.0.2, ...: different sites to a browser); :attr:`urls` takes the hosts in
+    turn. A path that is no page is a 404."""
+
+    def __init__(self, files: list[Path], hosts: int) -> None:
+        self.files = {f"/{file.name.removesuffix('.gz')}": file for file in files}
+        self.hosts = [f"127.0.0.{number}" for number in range(1, hosts + 1)]
+        self.servers: list[object] = []
+        self.urls: list[str] = []
+
+    def __enter__(self) -> PageServers:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        files = self.files
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                import gzip
+
+                file = files.get(self.path.split("?", 1)[0])
+                if file is None:
+                    self.send_error(404)
+                    return
+                body = gzip.decompress(file.read_bytes())
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        for host in self.hosts:
+            server = ThreadingHTTPServer((host, 0), Handler)
+            server.daemon_threads = True
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            self.servers.append(server)
+        ports = [server.server_address[1] for server in self.servers]  # type: ignore[attr-defined]
+        self.urls = [f"http://{self.hosts[n % len(ports)]}:{ports[n % len(ports)]}{path}"
+                     for n, path in enumerate(self.files)]
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for server in self.servers:
+            server.shutdown()  # type: ignore[attr-defined]
+            server.server_close()  # type: ignore[attr-defined]
+
+
+def _uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def _tree(root: int) -> list[int]:

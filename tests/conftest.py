@@ -71,9 +71,10 @@ class QuietServer(ThreadingHTTPServer):
 
 
 class PageServer:
-    """A real HTTP server on 127.0.0.1; tests add routes: path -> (status, content type, body)."""
+    """A real HTTP server on ``host`` (127.0.0.1 unless told); tests add routes: path ->
+    (status, content type, body)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, Route] = {}
         self.requests: list[str] = []
         """Every path asked for, in order (to prove that a request was never sent)."""
@@ -99,14 +100,15 @@ class PageServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.httpd = QuietServer(("127.0.0.1", 0), Handler)
+        self.host = host
+        self.httpd = QuietServer((host, 0), Handler)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
                                        daemon=True)
         self.thread.start()
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"http://{self.host}:{self.port}{path}"
 
     def add_html(self, path: str, html: str, status: int = 200) -> str:
         self.routes[path] = (status, "text/html; charset=utf-8", html.encode("utf-8"))
@@ -128,6 +130,14 @@ def page_server():
 def other_server():
     """A second origin on 127.0.0.1 (another port), to see which requests a page sends it."""
     server = PageServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def other_host_server():
+    """A server on another host, 127.0.0.2: another site than every 127.0.0.1 server."""
+    server = PageServer("127.0.0.2")
     yield server
     server.close()
 

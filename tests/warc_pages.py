@@ -32,3 +32,42 @@ def write_warc(path, pages: dict[str, str]) -> None:
             writer.write_record(writer.create_warc_record(
                 url, "response", payload=io.BytesIO(html.encode("utf-8")),
                 http_headers=headers))
+
+
+# WARC replay: a page, its stylesheet and image, as a browser-grade archiver stores them
+SITE = "http://replay.example"
+PAGE = f"""<!doctype html><html><head><link rel="stylesheet" href="/style.css">
+<script src="/missing.js"></script></head>
+<body><p id="text">archived text</p><img id="image" src="{SITE}/image.png"></body></html>"""
+STYLE = "p { color: rgb(10, 20, 30); }"
+
+
+def png(width: int, height: int) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def write_replay_warc(path):
+    """A WARC of :data:`PAGE`, its stylesheet and its image (7×5 pixels, a ``revisit`` record
+    of an earlier capture of it under another URL), as a browser-grade crawler stores them;
+    ``/missing.js`` is not in it. Returns ``path``."""
+    records = [(f"{SITE}/page", "text/html; charset=utf-8", PAGE.encode()),
+               (f"{SITE}/style.css", "text/css", STYLE.encode()),
+               (f"{SITE}/old/image.png", "image/png", png(7, 5))]
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as handle:
+        writer = WARCWriter(handle, gzip=True)
+        for url, kind, body in records:
+            headers = StatusAndHeaders("200 OK", [("Content-Type", kind)], protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(
+                url, "response", payload=io.BytesIO(body), http_headers=headers))
+        revisit = writer.create_revisit_record(
+            f"{SITE}/image.png", digest="sha1:AAAA", refers_to_uri=f"{SITE}/old/image.png",
+            refers_to_date="2026-01-01T00:00:00Z")
+        writer.write_record(revisit)
+    return path

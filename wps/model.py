@@ -160,6 +160,8 @@ class PageCapture:
     chat pane): tag, class, ``hidden_px`` and box. The capture holds only what they show."""
     timings: dict[str, float] = field(default_factory=dict)
     source: str = "browser"
+    replay_missing: list[str] = field(default_factory=list)
+    """WARC replay: what the page asked for and its archive does not hold (not loaded)."""
     """``"browser"`` for a fresh render, ``"webis"`` for a Webis-WebSeg-20 page folder."""
     _children: list[list[int]] | None = field(default=None, repr=False, compare=False)
 
@@ -226,6 +228,8 @@ class PageCapture:
                 "source": self.source,
                 "nodes": [node.to_json() for node in self.nodes],
             }
+            if self.replay_missing:  # a replayed page only
+                meta["replay_missing"] = self.replay_missing
             with open(staging / "capture.json", "w", encoding="utf-8") as handle:
                 json.dump(meta, handle, ensure_ascii=False)
         if screenshot_name:
@@ -273,6 +277,7 @@ class PageCapture:
             unreached=list(meta.get("unreached") or []),
             timings=dict(meta.get("timings") or {}),
             source=meta.get("source", "browser"),
+            replay_missing=[str(url) for url in meta.get("replay_missing") or []],
         )
 
 

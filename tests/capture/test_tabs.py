@@ -45,7 +45,8 @@ def test_a_web_page_gets_a_tab_of_its_own(local_browser, quick, page_server, tmp
     local_browser.capture(tmp_path / "page.html", quick(screenshot=False))
     url = page_server.add_html("/web", "<!doctype html><p>web</p>")
     local_browser.capture(url, quick(screenshot=False))
-    assert [tab.pages for tab in local_browser._idle_tabs] == [1]  # only the local one parked
+    local, web = local_browser._idle_tabs  # the web page's session is its own, not the file's
+    assert (local.pages, web.pages, local.is_file, web.is_file) == (1, 1, True, False)
 
 
 def test_a_tab_is_closed_after_its_pages_or_a_failure(local_browser, quick, tmp_path):

@@ -226,6 +226,17 @@ def test_page_queue_keeps_per_host_limits_and_delays():
     assert not queue.exhausted() and queue.take() == "a/3"
 
 
+def test_a_driver_waits_no_longer_than_a_held_host_rests():
+    """A single-host list is held by the host's delay alone: the driver's wait on its workers
+    ends when the next page may start, not a second later."""
+    queue = PageQueue(iter(["a/1", "a/2"]), lambda page: page[0], per_host=2, delay_s=0.3)
+    assert queue.poll_s() == 1.0  # nothing held yet
+    assert queue.take() == "a/1" and queue.take() is None  # a/2 is held for a's delay
+    assert 0.2 < queue.poll_s() <= 0.3
+    time.sleep(queue.poll_s())
+    assert queue.take() == "a/2"
+
+
 def test_bad_input_lines_fail_alone_and_are_recorded(tmp_path):
     jsonl = tmp_path / "pages.jsonl"
     jsonl.write_text('{"url": 5}\n[1, 2]\n', encoding="utf-8")

@@ -1,7 +1,8 @@
 """Render pages in the distribution's Chromium with Playwright and capture them as PageCaptures.
 
 One :class:`Browser` keeps one Chromium process, so batch runs and tests pay the launch once; it
-opens a fresh context per web page and reuses tabs for local pages (:mod:`wps.capture.tabs`).
+reuses tabs, cleared between pages: a local page's for the next file, a web page's for the next
+page of the same site (:mod:`wps.capture.tabs`, :mod:`wps.capture.sessions`).
 Playwright's async API runs on a private event loop behind a synchronous interface: that gives a
 hard wall-clock limit per page (``asyncio.wait_for``), which the sync API cannot enforce while a
 page's script blocks. A crashed browser or renderer is restarted and the page retried once.
@@ -51,6 +52,7 @@ from .navigation import (
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
 from .processes import find_browser_pid, kill, kill_browser, marker_flag, renderer_memory
+from .replay import ReplayArchive
 from .screenshots import (  # discard_screenshot: kept importable from here
     PAGE_PREFIX,
     detach_screenshot,
@@ -62,8 +64,9 @@ from .scroll import (
     reacts_to_scrolling,
     unreached_scroll_content,
 )
+from .sessions import Proxies, ProxyMark, tab_key
 from .sources import PageSource, check_body, page_id_for, prepare_source
-from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, open_tab, park, tab_key
+from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, evict, open_tab, park
 
 LAUNCH_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -82,8 +85,8 @@ Result = TypeVar("Result")
 
 
 class Browser:
-    """One Chromium process reused across pages; a fresh context per web page, reused tabs for
-    local pages (:mod:`wps.capture.tabs`).
+    """One Chromium process reused across pages, with tabs reused per site and for local pages
+    (:mod:`wps.capture.tabs`) and one egress proxy per set of proxy rules.
 
     Use as a context manager. ``restart_every`` restarts Chromium after that many pages (bounds
     memory growth in long batches). ``page_hook`` is awaited with each Playwright page right after
@@ -120,7 +123,9 @@ class Browser:
         self._memory_killed_held = 0
         """``time.monotonic()`` of the last renderer kill for memory (concurrent pages)."""
         self._idle_tabs: list[Tab] = []
-        """Parked tabs of local pages, ready for the next file (see :mod:`wps.capture.tabs`)."""
+        """Parked tabs, ready for the next page of their site or the next file, the one parked
+        longest ago first (see :mod:`wps.capture.tabs`)."""
+        self._proxies = Proxies()
         self._usage: tuple[float, dict[int, int]] = (-1.0, {})
         """The last scan of the renderers' memory and when it was taken: the watchers of the
         pages in flight share it instead of each scanning ``/proc``."""
@@ -221,6 +226,7 @@ class Browser:
             await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
         except Exception:  # a crashed or hung browser: the driver reaps the process
             pass
+        await self._proxies.close()
 
     def close(self) -> None:
         """Stop Chromium and the Playwright driver; remove this browser's screenshots.
@@ -329,8 +335,11 @@ class Browser:
 
     # -------------------------------------------------------------------------------- capture
     def capture(self, source: str | Path | PageSource, options: CaptureOptions | None = None,
-                *, deadline: Deadline | None = None) -> PageCapture:
-        """Render ``source`` (http(s) URL or local .html/.html.gz) and capture it.
+                *, deadline: Deadline | None = None,
+                replay: ReplayArchive | None = None) -> PageCapture:
+        """Render ``source`` (http(s) URL or local .html/.html.gz) and capture it; with
+        ``replay``, the URL's page as that archive holds it, every request answered from it
+        (:mod:`wps.capture.replay`; nothing is looked up or fetched).
 
         ``deadline`` (default: ``options.timeout_s`` from now) bounds the whole capture; the
         pipeline passes the page's deadline so that capture and later stages share it. Web
@@ -339,15 +348,19 @@ class Browser:
         Retries once after a browser or renderer crash, on a restarted browser.
         """
         options = options or self.options
-        resolved = source if isinstance(source, PageSource) else \
-            prepare_source(source, allow_private=options.allow_private)
+        if isinstance(source, PageSource):
+            resolved = source
+        elif replay is not None:
+            resolved = PageSource(url=str(source), navigate_url=str(source), is_file=False)
+        else:
+            resolved = prepare_source(source, allow_private=options.allow_private)
         deadline = deadline or Deadline(options.timeout_s, what=resolved.url)
         try:
             for attempt in (1, 2):
                 launch = self._enter()
                 started = time.monotonic()
                 try:
-                    return self._run_one(resolved, options, deadline)
+                    return self._run_one(resolved, options, deadline, replay)
                 except RendererCrash as crash:
                     if self._memory_exceeded is not None or self._memory_killed_at > started:
                         held = self._memory_exceeded or self._memory_killed_held
@@ -382,6 +395,8 @@ class Browser:
     def _leave(self) -> None:
         with self._state:
             self._in_flight -= 1
+            if self._in_flight == 0:  # no page left to ask what its proxy refused
+                self._proxies.forget_refusals()
             self._state.notify_all()
 
     def _after_crash(self, launch: int) -> None:
@@ -395,15 +410,16 @@ class Browser:
                 return  # only the page's renderer crashed: its next context gets a new one
             self._restart_now()
 
-    def _run_one(self, source: PageSource, options: CaptureOptions,
-                 deadline: Deadline) -> PageCapture:
+    def _run_one(self, source: PageSource, options: CaptureOptions, deadline: Deadline,
+                 replay: ReplayArchive | None = None) -> PageCapture:
         assert self._loop is not None
         deadline.check("capture")
         if self.concurrency == 1:
             self._memory_exceeded = None
         limit = deadline.remaining() + _GRACE_S
         try:
-            return self._run(asyncio.wait_for(self._capture(source, options, deadline), limit))
+            return self._run(asyncio.wait_for(self._capture(source, options, deadline, replay),
+                                              limit))
         except (asyncio.TimeoutError, TimeoutError):  # one class from 3.11 on
             with self._state:
                 if self._in_flight <= 1:  # the context may be stuck in a busy page
@@ -413,7 +429,8 @@ class Browser:
             raise deadline.error("capture") from None
 
     async def _capture(self, source: PageSource, options: CaptureOptions,
-                       page_deadline: Deadline) -> PageCapture:
+                       page_deadline: Deadline,
+                       replay: ReplayArchive | None = None) -> PageCapture:
         from playwright.async_api import Error
 
         started = time.perf_counter()
@@ -421,16 +438,19 @@ class Browser:
         policy = RequestPolicy.for_source(source, same_origin=options.same_origin,
                                           frames=options.frames)
         user_agent = options.user_agent or self._user_agent
-        key = tab_key(options, user_agent, source.is_file)
-        tab = next((tab for tab in self._idle_tabs if tab.key == key), None) if key else None
+        key = tab_key(options, user_agent, policy.page_url, source.is_file, replay)
+        tab = next((tab for tab in self._idle_tabs if tab.key == key), None)
         kept = False
+        mark: ProxyMark | None = None
         try:
             if tab is not None:
                 self._idle_tabs.remove(tab)
                 tab.policy = policy
             else:
-                tab = await open_tab(self._browser, options, user_agent, policy,
-                                     is_file=source.is_file)
+                tab = await open_tab(self._browser, self._proxies, options, user_agent, policy,
+                                     is_file=source.is_file, replay=replay)
+            mark = ProxyMark.now(tab.proxy)
+            tab.missing = []
             tab.pages += 1
             screenshot = self._new_screenshot_path() if options.screenshot else None
             work = _render(tab.page, source, options, policy, deadline, started, self.page_hook,
@@ -442,13 +462,15 @@ class Browser:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
             kept = await park(tab)
+            if replay is not None:
+                capture = replace(capture, replay_missing=sorted(set(tab.missing)))
             return capture
         except Error as err:
-            blocked = tab.proxy.blocked if tab is not None else []
+            blocked = mark.blocked if mark is not None else []
             refused = [item for item in blocked if _same_host(item.target, source.url)]
             if refused:
                 raise BlockedTargetError(f"{source.url}: {refused[0].reason}") from None
-            failed = tab.proxy.failed if tab is not None else []
+            failed = mark.failed if mark is not None else []
             unreachable = [item for item in failed if _same_host(item.target, source.url)]
             if unreachable:  # an https page: the browser only saw a failed tunnel
                 raise NetworkError(f"{source.url}: {unreachable[0].reason}") from None
@@ -457,18 +479,21 @@ class Browser:
             if tab is not None:
                 if kept:
                     self._idle_tabs.append(tab)
-                else:
-                    await close_tab(tab)
+                for gone in ([] if kept else [tab]) + evict(self._idle_tabs):
+                    await close_tab(gone)
 
     async def _watch_memory(self, limit_bytes: int) -> None:
         """Stop the page's renderers when they hold more than ``limit_bytes`` together; the
-        crash that follows is reported as :class:`PageMemoryError`, not retried.
+        crash that follows is reported as :class:`PageMemoryError`, not retried. What the
+        renderers held when the page started (parked tabs of other sites, each on
+        ``about:blank``) is not the page's: only what they gained since counts.
 
         With pages of other threads in flight the renderers cannot be told apart by page: a
         renderer holding more than ``limit_bytes`` on its own is stopped, and a page whose
         renderer crashes after such a stop fails with :class:`PageMemoryError`."""
         if self._browser_pid is None:
             return
+        before = 0 if self.concurrency > 1 else sum(renderer_memory(self._browser_pid).values())
         while True:
             await asyncio.sleep(_MEMORY_POLL_S)
             taken, usage = self._usage
@@ -482,7 +507,7 @@ class Browser:
                     self._memory_killed_at = time.monotonic()
                     kill(over)
                 continue
-            held = sum(usage.values())
+            held = sum(usage.values()) - before
             if held > limit_bytes:
                 self._memory_exceeded = held
                 kill(list(usage))

@@ -12,8 +12,8 @@ also refuses every target off the page's origin: Chromium sends each redirect ho
 request of its own, while the request policy only sees the first.
 
 The proxy runs on the caller's event loop (wps drives Playwright's async API on a private
-loop), one per browser context: :meth:`EgressProxy.start` before the context,
-:meth:`EgressProxy.close` after it.
+loop), one per browser and set of rules, shared by its contexts (:mod:`.sessions`):
+:meth:`EgressProxy.start` before the first context, :meth:`EgressProxy.close` after the last.
 """
 
 from __future__ import annotations

@@ -53,6 +53,9 @@ class NavigationWatch:
         self.page = page
         self.requests = 0
         self.held = False
+        self._hold_script: Any = None
+        """The context's init script that holds each new document (removed by :meth:`close`:
+        the context renders the next page of its site too)."""
         self._tasks: set[asyncio.Task[None]] = set()
         page.on("request", self._on_request)
 
@@ -74,23 +77,34 @@ class NavigationWatch:
         if self.held:
             return
         self.held = True
-        await hold_navigations(self.page)
+        self._hold_script = await hold_navigations(self.page)
 
     async def close(self) -> None:
+        """Stop watching; the document shown stays held, later pages of the context are not."""
+        from playwright.async_api import Error
+
         self.page.remove_listener("request", self._on_request)
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        script, self._hold_script = self._hold_script, None
+        if script is not None:
+            try:
+                await script.close()
+            except Error:  # the context is gone, and its scripts with it
+                pass
 
 
-async def hold_navigations(page: Any) -> None:
+async def hold_navigations(page: Any) -> Any:
     """Cancel the page's own navigations from now on, in the document it shows and in any
-    document that commits later (a navigation already under way still lands)."""
+    document that commits later (a navigation already under way still lands); the context's
+    init script that does it (a Playwright ``Disposable``)."""
     from playwright.async_api import Error
 
-    await page.context.add_init_script(_HOLD_JS)
+    script = await page.context.add_init_script(_HOLD_JS)
     try:
         await page.evaluate(_HOLD_JS)
     except Error:  # the document is being replaced: the init script holds the next one
         pass
+    return script
 
 
 async def cancelled_navigations(page: Any) -> int:

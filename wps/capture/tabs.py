@@ -1,32 +1,37 @@
 """Tabs: a browser context with its one page, its egress proxy and the request policy in force.
 
-Local pages reuse tabs: between two files the page goes to ``about:blank`` and the storage a file
-can write (local and session storage, IndexedDB, cookies, ``window.name``, history) is cleared, so
-no page sees another's state (its history holds one ``about:blank`` entry before it); after
-:data:`PAGES_PER_TAB` pages, after any failure, or after a file opened another page (a popup
-keeps running, holds the tab as its ``opener`` and could post to, navigate or weigh on the next
-file), the tab is closed with every page of its context. Navigating an open page to the
-next file keeps its renderer process, and starting a renderer cost more CPU than rendering the page
-itself: on the article benchmark's pages, a fresh context per page took 2.2 CPU seconds a page, the
-same navigations in one page 0.8 (30 pages, Playwright alone, Chromium's CPU from /proc). Web pages
-get a fresh tab each: a site's cookies and cache must never meet another site's, and their
-navigations change renderer process anyway.
+Tabs are reused: a local page takes the parked tab of an earlier file, a web page that of an
+earlier page of the same site (:mod:`.sessions`: never another site's). Between two pages the
+page goes to ``about:blank`` and the state a page can leave is cleared, so no page sees another's:
+local and session storage (in every frame), IndexedDB, cookies, the HTTP cache, service workers
+and the rest of each origin's storage (every origin the page's requests went to), permissions,
+``window.name``, history (it holds one ``about:blank`` entry before the next page). A tab is
+closed with every page of its context after :data:`PAGES_PER_TAB` pages, after any failure, or,
+for a local page, after the file opened another page (a popup keeps running and holds the tab as
+its ``opener``); a web page's popups are closed before the tab is cleared. Navigating an open
+page to the next page of the same site keeps its renderer process, and starting a renderer cost
+more CPU than rendering the page itself: on the article benchmark's pages, a fresh context per
+page took 2.2 CPU seconds a page, the same navigations in one page 0.8
+(30 pages, Playwright alone, Chromium's CPU from /proc).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .addresses import url_origin
 from .egress import EgressProxy
 from .navigation import NAVIGATION_HOLD_JS
 from .options import CaptureOptions
 from .policy import RequestPolicy
+from .replay import ReplayArchive
 from .scroll import SCROLL_WATCH_JS
+from .sessions import IDLE_SITES, Proxies, proxy_rules, tab_key
 
 PAGES_PER_TAB = 20
-"""Local pages one tab renders before it is closed (bounds what a long-lived renderer keeps)."""
+"""Pages one tab renders before it is closed (bounds what a long-lived renderer keeps)."""
 CLOSE_TIMEOUT_S = 5.0
 """Bound on closing or resetting a tab: a busy or dead one is given up on."""
 
@@ -41,41 +46,44 @@ class Tab:
     context: Any
     page: Any
     proxy: EgressProxy
+    """Shared with the browser's other tabs of the same proxy rules (:mod:`.sessions`)."""
     policy: RequestPolicy
     """The policy of the page it renders now (the route handler reads it at each request)."""
-    key: tuple[object, ...] | None
-    """What a reused tab must match (viewport, user agent); ``None``: a web page's, not reused."""
+    key: tuple[object, ...]
+    """What a page must match to reuse it (:func:`~.sessions.tab_key`)."""
+    is_file: bool
     pages: int = 0
     opened: int = 0
-    """Other pages its files opened in the context (popups, ``target=_blank``): not reused."""
+    """Other pages its pages opened in the context (popups, ``target=_blank``)."""
+    origins: set[str] = field(default_factory=set)
+    """Every origin its pages sent a request to since it was last cleared."""
+    replay: ReplayArchive | None = None
+    """Answers every request its policy allows (WARC replay, :mod:`.replay`); nothing else."""
+    missing: list[str] = field(default_factory=list)
+    """Replay: what the page asked for and the archive lacks."""
 
 
-def tab_key(options: CaptureOptions, user_agent: str, is_file: bool) -> tuple[object, ...] | None:
-    if not is_file:
-        return None
-    return (options.viewport_width, options.viewport_height, user_agent)
-
-
-async def open_tab(browser: Any, options: CaptureOptions, user_agent: str,
-                   policy: RequestPolicy, *, is_file: bool) -> Tab:
+async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user_agent: str,
+                   policy: RequestPolicy, *, is_file: bool,
+                   replay: ReplayArchive | None = None) -> Tab:
     """A new context and page whose every request passes ``policy`` (the tab's, as it changes)
-    and then the proxy, which refuses internal addresses (and, for a local page, everything;
-    under ``same_origin``, every other origin): Chromium resolves no names and opens no sockets
-    itself."""
-    origin = policy.page_url if policy.same_origin and not is_file else None
-    proxy = EgressProxy(allow_private=options.allow_private, refuse_all=is_file, origin=origin)
-    proxy_url = await proxy.start()
-    tab: Tab | None = None
+    and then the proxy, which refuses internal addresses (and, for a local or replayed page,
+    everything; under ``same_origin``, every other origin): Chromium resolves no names and
+    opens no sockets itself. ``replay``: requests are answered from that archive."""
+    offline = is_file or replay is not None
+    proxy = await proxies.get(proxy_rules(options, policy.page_url, offline), policy.page_url)
+    context = await browser.new_context(
+        viewport={"width": options.viewport_width, "height": options.viewport_height},
+        device_scale_factor=1,
+        service_workers="block",
+        user_agent=user_agent,
+        accept_downloads=False,
+        proxy={"server": proxy.url, "bypass": ""},
+    )
     try:
-        context = await browser.new_context(
-            viewport={"width": options.viewport_width, "height": options.viewport_height},
-            device_scale_factor=1,
-            service_workers="block",
-            user_agent=user_agent,
-            accept_downloads=False,
-            proxy={"server": proxy_url, "bypass": ""},
-        )
-        tab = Tab(context, None, proxy, policy, tab_key(options, user_agent, is_file))
+        tab = Tab(context, None, proxy, policy,
+                  tab_key(options, user_agent, policy.page_url, is_file, replay), is_file,
+                  replay=replay)
         await context.add_init_script(SCROLL_WATCH_JS)
         await context.add_init_script(NAVIGATION_HOLD_JS)
         tab.page = await context.new_page()
@@ -83,45 +91,65 @@ async def open_tab(browser: Any, options: CaptureOptions, user_agent: str,
         await context.route("**/*", _policy_route(tab))
         return tab
     except BaseException:
-        if tab is not None:
-            await close_tab(tab)
-        else:
-            await proxy.close()
+        await _close_context(context)
         raise
 
 
 async def park(tab: Tab) -> bool:
-    """Make a local tab ready for the next file; False if it cannot be (close it then).
+    """Make a tab ready for the next page; False if it cannot be (close it then).
 
-    A tab whose file opened other pages is never reused: closing the context closes them all,
-    whatever they opened in turn (the count is read again once the file has left, for a popup
-    announced late)."""
-    if tab.key is None or tab.pages >= PAGES_PER_TAB or tab.opened:
+    A local tab whose file opened other pages is not reused; a web tab's other pages are closed
+    first. Either way closing the context would close them all, whatever they opened in turn
+    (the count is read again once the page has left, for a popup announced late)."""
+    if tab.pages >= PAGES_PER_TAB or (tab.opened and tab.is_file):
         return False
     try:
         await asyncio.wait_for(_forget(tab), CLOSE_TIMEOUT_S)
     except Exception:  # a page that will not leave, or a dead renderer
         return False
-    if tab.opened or len(tab.context.pages) > 1:
-        return False
-    tab.proxy.blocked.clear()
-    tab.proxy.failed.clear()
-    return True
+    return not tab.opened and len(tab.context.pages) == 1
 
 
 async def _forget(tab: Tab) -> None:
+    """Leave the page and clear what it (and its popups) left in the context."""
+    from playwright.async_api import Error
+
     page = tab.page
-    await page.evaluate(_FORGET_JS)  # session storage lives in the tab, per origin
+    for each in tab.context.pages:  # redirects were not routed: where the documents ended up
+        tab.origins.update(origin for frame in each.frames if (origin := _origin_of(frame.url)))
+        if each is not page:
+            await each.close()
+    tab.opened = 0
+    for frame in page.frames:  # session storage lives in the tab, per origin and frame
+        try:
+            await frame.evaluate(_FORGET_JS)
+        except Error:  # a frame gone or never loaded
+            pass
     await page.goto("about:blank")
     await page.evaluate("() => { window.name = ''; }")
     session = await tab.context.new_cdp_session(page)
     try:
-        await session.send("Storage.clearDataForOrigin",
-                           {"origin": "file://", "storageTypes": "all"})
+        for origin in sorted(tab.origins) if not tab.is_file else ["file://"]:
+            await session.send("Storage.clearDataForOrigin",
+                               {"origin": origin, "storageTypes": "all"})
+        if not tab.is_file:
+            await session.send("Network.clearBrowserCache")
         await session.send("Page.resetNavigationHistory")
     finally:
         await session.detach()
+    tab.origins.clear()
     await tab.context.clear_cookies()
+    await tab.context.clear_permissions()
+
+
+def evict(idle: list[Tab]) -> list[Tab]:
+    """Parked web tabs beyond :data:`~.sessions.IDLE_SITES` sites, parked longest ago first:
+    removed from ``idle``, for the caller to close."""
+    web = [tab for tab in idle if not tab.is_file]
+    extra = web[:max(0, len(web) - IDLE_SITES)]
+    for tab in extra:
+        idle.remove(tab)
+    return extra
 
 
 def _count_opened(tab: Tab, page: Any) -> None:
@@ -130,11 +158,15 @@ def _count_opened(tab: Tab, page: Any) -> None:
 
 
 async def close_tab(tab: Tab) -> None:
+    """Close the tab's context (its proxy is the browser's, closed with it)."""
+    await _close_context(tab.context)
+
+
+async def _close_context(context: Any) -> None:
     try:
-        await asyncio.wait_for(tab.context.close(), CLOSE_TIMEOUT_S)
+        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
     except Exception:  # a dead context is gone anyway
         pass
-    await tab.proxy.close()
 
 
 def _policy_route(tab: Tab) -> Any:
@@ -154,8 +186,12 @@ def _policy_route(tab: Tab) -> Any:
                 is_main_frame=is_main_frame, main_url=tab.page.main_frame.url)
         except Exception:  # a URL the policy cannot read is one it does not allow; never let
             allowed = False  # the error escape into Playwright's loop (another page gets it)
+        if allowed and not tab.is_file and (origin := _origin_of(request.url)):
+            tab.origins.add(origin)  # its storage is cleared after the page
         try:
-            if allowed:
+            if allowed and tab.replay is not None:
+                await _replay(route, tab)
+            elif allowed:
                 await route.continue_()
             else:
                 await route.abort("blockedbyclient")
@@ -163,3 +199,24 @@ def _policy_route(tab: Tab) -> Any:
             pass
 
     return decide
+
+
+def _origin_of(url: str) -> str | None:
+    """``scheme://host:port`` of an http(s) URL, as the storage of that origin is named."""
+    origin = url_origin(url)
+    if origin is None:
+        return None
+    scheme, host, port = origin
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+async def _replay(route: Any, tab: Tab) -> None:
+    """Answer ``route`` from the tab's archive, or abort it and note it missing."""
+    assert tab.replay is not None
+    url = route.request.url
+    answer = tab.replay.lookup(url)
+    if answer is None:
+        tab.missing.append(url)
+        await route.abort("blockedbyclient")
+        return
+    await route.fulfill(status=answer.status, headers=answer.headers, body=answer.body)

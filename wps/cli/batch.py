@@ -10,9 +10,13 @@ import tempfile
 from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import quiet, say
 from .segment import add_pipeline_arguments, pipeline_options_from_args
+
+if TYPE_CHECKING:
+    from ..runner import BatchOptions
 
 PARTIAL_FAILURE_EXIT = 9
 """Exit code when the batch finished but some pages failed (see failures.jsonl)."""
@@ -51,6 +55,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="take each page's screenshot, draw overlay.png and show the "
                          "screenshot in report.html (implies --save-capture; default: the "
                          "screenshot is taken only for a segmenter that reads it)")
+    parser.add_argument("--replay", action="store_true",
+                        help="WARC input: render each page with its stylesheets, images and "
+                        "other subresources from the same WARC (missing ones are listed in "
+                        "capture.json); default: every subresource blocked")
     outputs.add_argument("--save-capture", action="store_true",
                          help="write each page's capture/ folder (capture.json, dom.html, the "
                          "screenshot if taken), which wps segment can segment again offline")
@@ -58,12 +66,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     engine.add_argument("--engine", choices=("local", "ray"), default="local",
                         help="local: process pool on this machine; ray: renderer actors and "
                         "CPU tasks on Ray (pip install 'wps[ray]')")
-    engine.add_argument("--workers", type=int, default=1,
-                        help="local engine: worker processes (one Chromium each; for local "
-                        "files about two per core with --pages-per-browser 1 is fastest)")
-    engine.add_argument("--pages-per-browser", type=int, default=2,
-                        help="pages each Chromium renders at once, each in its own tab, while "
-                        "the rendered ones are segmented (default: %(default)s)")
+    engine.add_argument("--workers", type=_auto_or_int, default=None, metavar="N|auto",
+                        help="local engine: worker processes, one Chromium each (default: "
+                        "auto, two pages in flight per core as memory allows)")
+    engine.add_argument("--pages-per-browser", type=_auto_or_int, default=None,
+                        metavar="N|auto", help="pages each Chromium renders at once, each in "
+                        "its own tab, while the rendered ones are segmented (default: auto, "
+                        "1 with two workers per core, else 2)")
     engine.add_argument("--restart-every", type=int, default=50,
                         help="restart each Chromium after this many pages")
     engine.add_argument("--restart-above-mb", type=int, default=1024,
@@ -90,10 +99,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runner import BatchOptions, count_sources, iter_sources, run_batch
+    from ..errors import UsageError
+    from ..runner import count_sources, iter_sources, run_batch
+    from ..runner.sizing import choose_workers, this_machine
+    from ..runner.sources import input_kind
 
-    options = BatchOptions(
-        workers=args.workers,
+    with _input_file(args.input) as path:
+        if args.replay and input_kind(path) != "warc":
+            raise UsageError(f"--replay answers a page's requests from its WARC file; "
+                             f"{args.input} is not a WARC file")
+        sources = iter_sources(path)
+        first = next(sources)  # an input naming no page fails here, before any work
+        total = count_sources(path)
+        workers, pages_per_browser = choose_workers(this_machine(), args.workers,
+                                                    args.pages_per_browser, total)
+        options = _batch_options(args, workers, pages_per_browser)
+        summary = run_batch(chain([first], sources), args.out, options, total=total)
+    say(summary.line())
+    for line in summary.details():
+        say(line)
+    return PARTIAL_FAILURE_EXIT if summary.failed else 0
+
+
+def _batch_options(args: argparse.Namespace, workers: int,
+                   pages_per_browser: int) -> BatchOptions:
+    from ..runner import BatchOptions
+
+    return BatchOptions(
+        workers=workers,
         restart_every=args.restart_every,
         restart_above_mb=args.restart_above_mb,
         pipeline=pipeline_options_from_args(args),
@@ -111,17 +144,20 @@ def run(args: argparse.Namespace) -> int:
         reports=args.reports,
         images=args.images,
         save_capture=args.save_capture,
-        pages_per_browser=args.pages_per_browser,
+        pages_per_browser=pages_per_browser,
+        replay=args.replay,
     )
-    with _input_file(args.input) as path:
-        sources = iter_sources(path)
-        first = next(sources)  # an input naming no page fails here, before any work
-        summary = run_batch(chain([first], sources), args.out, options,
-                            total=count_sources(path))
-    say(summary.line())
-    for line in summary.details():
-        say(line)
-    return PARTIAL_FAILURE_EXIT if summary.failed else 0
+
+
+def _auto_or_int(text: str) -> int | None:
+    """``auto`` (``None``: chosen for this machine) or a whole number."""
+    if text == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number or 'auto', got {text!r}") from None
 
 
 @contextlib.contextmanager

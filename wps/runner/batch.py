@@ -187,7 +187,8 @@ class BatchRun:
                             self.options.restart_every, source.html,
                             self.options.restart_above_mb,
                             save_capture=self.options.save_capture or self.options.images,
-                            overlay=self.options.images)
+                            overlay=self.options.images,
+                            archive=source.archive if self.options.replay else None)
             refusal = self.robots.refusal(task.source) if self.robots and task.host else None
             if refusal:
                 self.record(PageOutcome(task.source, task.out_dir, False, 0.0,
@@ -343,7 +344,7 @@ def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers
         if not running:  # every waiting page's host is busy or resting
             time.sleep(queue.wait_s())
             continue
-        finished = _wait_some(running, started)
+        finished = _wait_some(running, started, queue.poll_s())
         overdue = [future for future in running if future not in finished
                    and time.monotonic() - started.get(future, time.monotonic()) > overdue_after_s]
         for future in finished:
@@ -373,11 +374,12 @@ def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers
 
 
 def _wait_some(running: dict[Future[PageOutcome], PageTask],
-               started: dict[Future[PageOutcome], float]) -> set[Future[PageOutcome]]:
-    """The futures that finished within a second; notes when the others started running."""
+               started: dict[Future[PageOutcome], float],
+               timeout_s: float) -> set[Future[PageOutcome]]:
+    """The futures that finished within ``timeout_s``; notes when the others started running."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    finished, _ = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
+    finished, _ = wait(running, timeout=timeout_s, return_when=FIRST_COMPLETED)
     now = time.monotonic()
     for future in running:
         if future.running() and future not in started:
@@ -421,7 +423,7 @@ def _chunk_pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue
         if not calls:  # every waiting page's host is busy or resting
             time.sleep(queue.wait_s())
             continue
-        yield from _page_events(events, waiting, started, queue, 1.0)
+        yield from _page_events(events, waiting, started, queue, queue.poll_s())
         broken = False
         for future in [future for future in calls if future.done()]:
             tasks = calls.pop(future)

@@ -20,6 +20,8 @@ class BatchSource:
     problem: str = ""
     """Why this entry of the input cannot be a page (a bad JSONL line, an unreadable WARC record):
     recorded as a failure."""
+    archive: str | None = None
+    """The WARC file the page came from (``--replay`` answers its requests from it)."""
 
     @property
     def key(self) -> str:

@@ -56,6 +56,9 @@ class BatchOptions:
     save_capture: bool = False
     """Write each page's ``capture/`` folder (``capture.json``, ``dom.html``, the screenshot when
     one was taken), which ``wps segment`` can segment again without a browser."""
+    replay: bool = False
+    """WARC input: render each page with its subresources from the same WARC
+    (:mod:`wps.capture.replay`), not with every subresource blocked."""
     pages_per_browser: int = 2
     """Pages rendered at once by each Chromium (each in its own browser context), while the
     worker segments the pages already rendered."""

@@ -100,6 +100,12 @@ class PageQueue(Generic[Task]):
         return min(max(0.05, self._next_start(task) - time.monotonic())
                    for task in self._held) if self._held else 0.05
 
+    def poll_s(self, longest: float = 1.0) -> float:
+        """How long a driver waiting on its workers may wait before it asks :meth:`take` again:
+        until a held page's host has rested (a later look would stretch its delay), at most
+        ``longest``."""
+        return min(longest, self.wait_s()) if self._held else longest
+
     def _may_start(self, task: Task) -> bool:
         host = self._host_of(task)
         if host is None:

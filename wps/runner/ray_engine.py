@@ -159,7 +159,7 @@ def _schedule(ray: Any, queue: PageQueue[PageTask], pipeline: PipelineOptions,
         if not finishing:
             time.sleep(queue.wait_s())
             continue
-        ready, _ = ray.wait([*rendering, *finishing], num_returns=1, timeout=1.0)
+        ready, _ = ray.wait([*rendering, *finishing], num_returns=1, timeout=queue.poll_s())
         for ref in ready:
             if ref in rendering:
                 del rendering[ref]  # the renderer has a free slot again

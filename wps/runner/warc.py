@@ -79,7 +79,7 @@ def _page_of(record: Any, path: Path, offset: int) -> Iterator[BatchSource]:
         return
     uri = record.rec_headers.get_header("WARC-Target-URI") or ""
     if is_stored_page_url(uri):
-        yield BatchSource(uri, html)
+        yield BatchSource(uri, html, archive=str(path))
     else:
         where = f"{path}@{offset}"
         yield BatchSource(where, problem=f"{where}: WARC-Target-URI {uri!r} is not an http(s) URL")

@@ -24,9 +24,11 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..capture.replay import ReplayArchive
     from ..deadline import Deadline
 
 from ..capture import Browser, CaptureOptions, discard_screenshot
@@ -60,6 +62,8 @@ class PageTask:
     """Write the page's ``capture/`` folder."""
     overlay: bool = True
     """Draw the page's ``overlay.png``."""
+    archive: str | None = None
+    """Replay: the WARC file whose records answer the page's requests."""
 
     @property
     def host(self) -> str | None:
@@ -379,10 +383,22 @@ def render_page(task: PageTask, browser: Browser,
 
 def capture_stored_page(task: PageTask, browser: Browser,
                         deadline: Deadline | None = None) -> PageCapture:
-    """A JSONL or WARC page's stored HTML, rendered offline under the page's own URL."""
+    """A JSONL or WARC page's stored HTML, rendered offline under the page's own URL (replayed
+    from its WARC with ``task.archive``)."""
     from ..capture import capture_stored
     from ..deadline import Deadline
 
     options = task.pipeline.capture_options or browser.options
+    if task.archive is not None:
+        return browser.capture(task.source, options, replay=replay_archive(task.archive),
+                               deadline=deadline or Deadline(options.timeout_s, what=task.source))
     return capture_stored(StoredPage.of(task.html or b"", task.source), options, browser=browser,
                           deadline=deadline or Deadline(options.timeout_s, what=task.source))
+
+
+@lru_cache(maxsize=2)
+def replay_archive(path: str) -> ReplayArchive:
+    """The index of a WARC file, read once per worker."""
+    from ..capture.replay import ReplayArchive
+
+    return ReplayArchive.read(path)

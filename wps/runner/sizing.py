@@ -1,0 +1,87 @@
+"""``--workers auto``: how many worker processes, and pages per browser, this machine can keep busy.
+
+Rendering and segmenting alternate in each worker, so about two pages in flight per core keep
+the cores busy: on 2 cores the article benchmark's local pages ran fastest with four workers of
+one page each (96 pages/min, against 79 with one worker of two pages; README, "Speed"). Each
+worker holds a Chromium and the pipeline's models, :data:`WORKER_MB` together; with less
+memory available there are fewer workers, each rendering two pages at once (another page in a
+Chromium costs less than another Chromium). Cores are those this process may run on; memory is
+what the system reports available (psutil when installed, else ``/proc/meminfo``). A worker
+starts by importing the pipeline (a few seconds of CPU, about what it takes to render
+:data:`PAGES_PER_WORKER` pages), so a short batch gets fewer workers: under
+``2 * PAGES_PER_WORKER`` pages, one, in the batch's own process.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PAGES_PER_CORE = 2
+"""Pages in flight per core (rendering or being segmented)."""
+WORKER_MB = 600
+"""Memory one worker takes with its Chromium (peak PSS of four workers: 2,140 MB)."""
+PAGES_PER_WORKER = 8
+"""Fewest pages a worker's start-up is worth."""
+MAX_PAGES_PER_BROWSER = 2
+"""More pages at once in one Chromium were slower (``--pages-per-browser 3``: README)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    cores: int
+    available_mb: int | None
+    """``None``: not known (neither psutil nor ``/proc/meminfo``): cores alone decide."""
+
+
+def this_machine() -> Machine:
+    """The cores this process may use and the memory available now."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    return Machine(max(1, cores), _available_mb())
+
+
+def choose_workers(machine: Machine, workers: int | None = None,
+                   pages_per_browser: int | None = None,
+                   pages: int | None = None) -> tuple[int, int]:
+    """``(workers, pages per browser)``: what was given, the rest chosen for ``machine`` and a
+    batch of ``pages`` (``None``: not known, many).
+
+    >>> choose_workers(Machine(cores=2, available_mb=24_000))
+    (4, 1)
+    >>> choose_workers(Machine(cores=8, available_mb=2_000))
+    (3, 2)
+    """
+    in_flight = PAGES_PER_CORE * machine.cores
+    if workers is None:
+        affordable = in_flight if machine.available_mb is None else \
+            machine.available_mb // WORKER_MB
+        worth = in_flight if pages is None else pages // PAGES_PER_WORKER
+        workers = max(1, min(in_flight, affordable, worth))
+    if pages_per_browser is None:
+        pages_per_browser = min(MAX_PAGES_PER_BROWSER, max(1, round(in_flight / workers)))
+    return workers, pages_per_browser
+
+
+def _available_mb() -> int | None:
+    try:
+        import psutil
+    except ImportError:
+        return _meminfo_available_mb(Path("/proc/meminfo"))
+    return int(psutil.virtual_memory().available // (1 << 20))
+
+
+def _meminfo_available_mb(path: Path) -> int | None:
+    """``MemAvailable`` of a ``/proc/meminfo`` file, in MiB (``None`` if it has none)."""
+    try:
+        lines = path.read_text(encoding="ascii").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in lines:
+        name, _, value = line.partition(":")
+        if name == "MemAvailable" and value.split():
+            return int(value.split()[0]) // 1024  # kB
+    return None
