@@ -164,3 +164,21 @@ def test_cli_segment_errors(webis_page, tmp_path, capsys):
     shutil.copytree(webis_page, broken)
     (broken / "nodes.csv").write_text("nonsense\n")
     assert main(["segment", str(broken), "--out", str(tmp_path / "o")]) == 5
+
+
+def test_warm_up_loads_what_a_first_page_would_load_outside_its_deadline():
+    """A batch worker warms up before its first page: on a loaded machine the imports and the
+    language model (seconds) timed out each worker's first page."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "from wps.lang import _identifier\n"
+             "from wps.pipeline import PipelineOptions, warm_up\n"
+             "before = _identifier.cache_info().currsize, 'trafilatura' in sys.modules\n"
+             "warm_up(PipelineOptions())\n"
+             "after = _identifier.cache_info().currsize, 'trafilatura' in sys.modules\n"
+             "print(before, after, 'wps.output' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.split("\n")[0] == "(0, False) (1, True) True"

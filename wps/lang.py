@@ -73,6 +73,9 @@ class LangStep(PipelineStep):
     def __init__(self, languages: Iterable[str] = ()) -> None:
         self.languages = frozenset(parse_languages(languages))
 
+    def warm_up(self) -> None:
+        _identifier()
+
     def run(self, page: PageState) -> None:
         from .records import detector_text
 

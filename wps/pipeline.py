@@ -326,6 +326,17 @@ def source_name(source: PageSource) -> str:
     return str(source)
 
 
+def warm_up(options: PipelineOptions) -> None:
+    """Load what the first page's steps and outputs would load inside its deadline (about two
+    seconds of imports and the language model on a quiet machine, several times that on a
+    loaded one): a batch worker calls it before its first page, so that page does not time out
+    where the others would not."""
+    from . import output  # noqa: F401
+
+    for step in build_steps(options):
+        step.warm_up()
+
+
 def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     """The ordered steps after capture that ``options`` ask for; each gets its config section.
 

@@ -52,6 +52,10 @@ class PipelineStep:
     def run(self, page: PageState) -> None:
         raise NotImplementedError
 
+    def warm_up(self) -> None:
+        """Load what :meth:`run` would load on its first page (modules, models), outside any
+        page's deadline."""
+
 
 def run_steps(steps: list[PipelineStep], page: PageState, deadline: Any = None) -> PageState:
     """Run ``steps`` in order on ``page``; ``deadline`` (a :class:`wps.deadline.Deadline`) is

@@ -52,6 +52,11 @@ class MainTextStep(PipelineStep):
         self.options = ExtractOptions.from_config(extract)
         self.add_unsegmented = bool(text.get("add_unsegmented", False))
 
+    def warm_up(self) -> None:
+        import trafilatura  # noqa: F401 - half a second of imports on a first page
+
+        from .text import stage  # noqa: F401
+
     def run(self, page: PageState) -> None:
         from .text.stage import map_main_text
 

@@ -69,6 +69,7 @@ from .worker import (
     run_in_worker,
     run_page,
     run_pages,
+    warm_up_once,
 )
 
 _STOP_WAIT_S = 30.0
@@ -287,6 +288,7 @@ def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
         return
     concurrency = options.pages_per_browser
     if options.workers == 1:
+        warm_up_once(pipeline)
         with Browser(pipeline.capture_options, restart_every=options.restart_every,
                      concurrency=concurrency) as browser:
             if concurrency > 1:

@@ -45,6 +45,8 @@ page starts rendering, ``("rendered", out_dir)`` when its capture ended, ``("seg
 out_dir)`` when the steps after it start, ``("done", outcome)`` when it is finished."""
 _IN_PAGE = False
 """Whether this worker is inside a page (SIGTERM unwinds it) or waiting for one (SIGTERM exits)."""
+_WARM = False
+"""Whether this process has loaded what the steps after capture load (:func:`warm_up_once`)."""
 
 
 @dataclass(slots=True)
@@ -98,6 +100,16 @@ def worker_browser(options: CaptureOptions, restart_every: int | None,
     return _BROWSER
 
 
+def warm_up_once(pipeline: PipelineOptions) -> None:
+    """:func:`wps.pipeline.warm_up` in this process, before its first page's deadline starts."""
+    global _WARM
+    if not _WARM:
+        from ..pipeline import warm_up
+
+        warm_up(pipeline)
+        _WARM = True
+
+
 def init_worker(events: Any = None) -> None:
     """Pool initializer: SIGTERM ends the worker cleanly; Ctrl-C is the parent's to handle.
     ``events``: where :func:`run_chunk_in_worker` reports each page."""
@@ -122,6 +134,7 @@ def run_in_worker(task: PageTask) -> PageOutcome:
     """:func:`run_page` in a pool worker; SIGTERM during the page ends the process after the
     page has unwound (the pool would otherwise catch it and wait for the next page)."""
     global _IN_PAGE
+    warm_up_once(task.pipeline)
     try:
         _IN_PAGE = True
         return run_page(task)
@@ -158,6 +171,7 @@ def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOut
         _IN_PAGE = True
         browser = worker_browser(tasks[0].pipeline.capture_options or CaptureOptions(),
                                  tasks[0].restart_every, concurrency)
+        warm_up_once(tasks[0].pipeline)
         outcomes = []
         for outcome in run_pages(next_task, lambda: False, browser, concurrency,
                                  report=_report_event):
