@@ -41,7 +41,13 @@ from ..errors import (
 )
 from ..model import PageCapture
 from .dom import MAX_FRAMES, DomWalk, serialize_with_shadow_roots, walk_dom, well_formed
-from .faults import MainDocuments, RendererCrash, check_response, translate_error
+from .faults import (
+    MainDocuments,
+    RendererCrash,
+    check_cut_document,
+    check_response,
+    translate_error,
+)
 from .navigation import (
     MAX_SELF_NAVIGATIONS,
     NavigationWatch,
@@ -441,9 +447,11 @@ class Browser:
             finally:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
+            check_cut_document(tab.proxy.not_html, source.url, capture.final_url)
             kept = await park(tab)
             return capture
         except Error as err:
+            check_cut_document(tab.proxy.not_html if tab is not None else [], source.url)
             blocked = tab.proxy.blocked if tab is not None else []
             refused = [item for item in blocked if _same_host(item.target, source.url)]
             if refused:

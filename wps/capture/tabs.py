@@ -106,6 +106,7 @@ async def park(tab: Tab) -> bool:
         return False
     tab.proxy.blocked.clear()
     tab.proxy.failed.clear()
+    tab.proxy.not_html.clear()
     return True
 
 
