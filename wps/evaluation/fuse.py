@@ -90,22 +90,35 @@ def cut_tree(merges: np.ndarray, heights: np.ndarray, n: int, threshold: float) 
     rounded = np.round(heights, 6)
     above = np.flatnonzero(rounded > threshold)
     performed = int(above[0]) if above.size else len(rounded)
-    parent = list(range(n))
+    sets = _DisjointSets(n)
+    for a, b in merges[:performed]:
+        sets.join(int(a), int(b))
+    labels, numbers = np.zeros(n, dtype=int), {}
+    for observation in range(n):
+        root = sets.find(observation)
+        numbers.setdefault(root, len(numbers) + 1)
+        labels[observation] = numbers[root]
+    return labels
 
-    def find(x: int) -> int:
+
+class _DisjointSets:
+    """Union-find over ``0..n-1`` (path halving)."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        parent = self.parent
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
-    for a, b in merges[:performed]:
-        parent[find(int(b))] = find(int(a))
-    labels, numbers = np.zeros(n, dtype=int), {}
-    for observation in range(n):
-        root = find(observation)
-        numbers.setdefault(root, len(numbers) + 1)
-        labels[observation] = numbers[root]
-    return labels
+    def join(self, keep: int, other: int) -> None:
+        """Put ``other``'s set under ``keep``'s root."""
+        self.parent[self.find(other)] = self.find(keep)
 
 
 def disagreement_matrix(membership: np.ndarray, subsets: Sequence[np.ndarray]) -> np.ndarray:
@@ -157,22 +170,13 @@ def _components(members: Sequence[np.ndarray]) -> list[np.ndarray]:
     component alone: clustering component by component gives the same clusters below 1, in
     time and memory of the square of the largest component instead of all regions."""
     region, column = _pairs(members)
-    parent = list(range(len(members)))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    sets = _DisjointSets(len(members))
     order = np.argsort(column, kind="stable")
     region, column = region[order].tolist(), column[order].tolist()
     for k in range(1, len(region)):
         if column[k] == column[k - 1]:
-            a, b = find(region[k - 1]), find(region[k])
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    roots = np.asarray([find(x) for x in range(len(members))], dtype=int)
+            sets.join(region[k - 1], region[k])
+    roots = np.asarray([sets.find(x) for x in range(len(members))], dtype=int)
     order = np.argsort(roots, kind="stable")
     cuts = np.flatnonzero(np.diff(roots[order])) + 1
     return sorted(np.split(order, cuts), key=lambda component: int(component[0]))
