@@ -15,8 +15,8 @@ import pytest
 from wps.capture import Browser
 from wps.errors import (
     BlockedTargetError,
-    InputFileError,
     EmptyPageError,
+    InputFileError,
     NotHtmlError,
     PageMemoryError,
 )

@@ -33,7 +33,7 @@ from ipaddress import IPv4Address, IPv6Address
 
 from ..errors import BlockedTargetError, NetworkError
 from .addresses import Resolver, canonical_host, check_host_async, split_host_port, url_origin
-from .sniff import Unjudgeable, WireBodyJudge
+from .sniff import NAVIGATION_ENCODINGS, Unjudgeable, WireBodyJudge, body_judge, is_navigation
 
 HEAD_LIMIT = 64 * 1024
 """The longest request or response head (request line or status line plus headers)."""
@@ -49,10 +49,6 @@ _REQUEST_HOP_HEADERS = frozenset(
 """Headers meant for the proxy or this one connection. ``Upgrade`` goes because the forwarded
 connection closes after one response (WebSockets come through CONNECT)."""
 _RESPONSE_HOP_HEADERS = frozenset(("connection", "keep-alive", "proxy-connection"))
-_HTML_TYPES = ("", "text/html", "application/xhtml+xml")
-"""Bodies judged (no type: Chromium sniffs it, perhaps as HTML)."""
-NAVIGATION_ENCODINGS = "gzip, deflate"
-"""The content codings a navigation is offered: the ones its body can be judged in."""
 
 _log = logging.getLogger(__name__)
 
@@ -245,7 +241,7 @@ class EgressProxy:
         upstream_reader, upstream_writer = await self._open(url, host, port)
         if not path.startswith("/"):
             path = "/" + path
-        navigation = _is_navigation(headers)
+        navigation = is_navigation(headers)
         if navigation:
             headers = [(name, NAVIGATION_ENCODINGS if name.lower() == "accept-encoding" else value)
                        for name, value in headers]
@@ -368,28 +364,6 @@ def _request_head(method: str, path: str, headers: list[tuple[str, str]],
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-def _is_navigation(headers: list[tuple[str, str]]) -> bool:
-    """A request for a document to show: ``Sec-Fetch-Mode: navigate``, or where Chromium sends
-    no fetch metadata (a plain-HTTP site), its navigation ``Accept`` header."""
-    fields = {name.lower(): value.strip().lower() for name, value in headers}
-    if "sec-fetch-mode" in fields:
-        return fields["sec-fetch-mode"] == "navigate"
-    return fields.get("accept", "").startswith("text/html")
-
-
-def _body_judge(status: str, headers: list[tuple[str, str]]) -> WireBodyJudge | None:
-    """A judge for an HTML response body; ``None`` when there is none or it cannot be read."""
-    fields = {name.lower(): value for name, value in headers}
-    content_type = fields.get("content-type", "").split(";", 1)[0].strip().lower()
-    if status in ("204", "304") or content_type not in _HTML_TYPES:
-        return None
-    try:
-        return WireBodyJudge(fields.get("transfer-encoding", ""),
-                             fields.get("content-encoding", ""))
-    except Unjudgeable:
-        return None
-
-
 async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.StreamWriter,
                           judge: bool = False) -> None:
     """The response head, rewritten to ``Connection: close``, then the body as it comes.
@@ -414,12 +388,12 @@ async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.Stream
                                 if name.lower() not in dropped), "Connection: close"]
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         break
-    body_judge = _body_judge(parts[1], headers) if judge else None
-    if body_judge is None:
+    judged = body_judge(parts[1], headers) if judge else None
+    if judged is None:
         writer.write(head)
         await _pipe(upstream, writer)
         return
-    await _relay_judged(upstream, writer, head, body_judge)
+    await _relay_judged(upstream, writer, head, judged)
 
 
 async def _relay_judged(upstream: asyncio.StreamReader, writer: asyncio.StreamWriter,

@@ -113,6 +113,10 @@ def binary_verdict(body: bytes) -> str | None:
     return sniffer.feed(body) or sniffer.finish()
 
 
+_HTML_TYPES = ("", "text/html", "application/xhtml+xml")
+"""Bodies judged (no type: Chromium sniffs it, perhaps as HTML)."""
+NAVIGATION_ENCODINGS = "gzip, deflate"
+"""The content codings a navigation is offered: the ones its body can be judged in."""
 DECODED_PIECE = 1 << 20
 """The most bytes one compressed piece is inflated to at once (a gzip bomb stays small)."""
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS,
@@ -205,3 +209,25 @@ class WireBodyJudge:
                 raise Unjudgeable("bad chunk size") from None
             self._state = "data" if self._left else "done"
         return pieces
+
+
+def is_navigation(headers: list[tuple[str, str]]) -> bool:
+    """A request for a document to show: ``Sec-Fetch-Mode: navigate``, or where Chromium sends
+    no fetch metadata (a plain-HTTP site), its navigation ``Accept`` header."""
+    fields = {name.lower(): value.strip().lower() for name, value in headers}
+    if "sec-fetch-mode" in fields:
+        return fields["sec-fetch-mode"] == "navigate"
+    return fields.get("accept", "").startswith("text/html")
+
+
+def body_judge(status: str, headers: list[tuple[str, str]]) -> WireBodyJudge | None:
+    """A judge for an HTML response body; ``None`` when there is none or it cannot be read."""
+    fields = {name.lower(): value for name, value in headers}
+    content_type = fields.get("content-type", "").split(";", 1)[0].strip().lower()
+    if status in ("204", "304") or content_type not in _HTML_TYPES:
+        return None
+    try:
+        return WireBodyJudge(fields.get("transfer-encoding", ""),
+                             fields.get("content-encoding", ""))
+    except Unjudgeable:
+        return None
