@@ -141,3 +141,17 @@ def test_a_body_judged_in_pieces_gets_the_whole_body_verdict():
         assert sniffer.finish() == whole
         verdicts.add(whole)
     assert verdicts == {None, "binary data", "a PDF"}
+
+
+def test_a_batch_whose_every_page_is_refused_never_starts_chromium(fake_chromium, tmp_path,
+                                                                   capsys):
+    """Each refused before capture (a port out of range, a bad host, a missing file): each a
+    per-entry failure, and no browser was started for them."""
+    listing = tmp_path / "pages.txt"
+    listing.write_text("http://127.0.0.1:99999/\nhttp://[zz]/\n"
+                       f"{tmp_path / 'missing.html'}\n", encoding="utf-8")
+    code = main(["batch", str(listing), "--out", str(tmp_path / "out"), "--no-progress"])
+    capsys.readouterr()
+    failures = (tmp_path / "out" / "failures.jsonl").read_text(encoding="utf-8").splitlines()
+    assert code != 0 and len(failures) == 3
+    assert not fake_chromium.exists()
