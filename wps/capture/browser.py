@@ -450,6 +450,12 @@ class Browser:
             check_cut_document(tab.proxy.not_html, source.url, capture.final_url)
             kept = await park(tab)
             return capture
+        except _LeftPage:
+            if tab is None or tab.refused_navigation is None:
+                raise
+            refused = tab.refused_navigation
+            raise NavigationError(f"{source.url}: the page navigated to {refused}, refused: "
+                                  f"{policy.main_frame_refusal(refused)}") from None
         except Error as err:
             check_cut_document(tab.proxy.not_html if tab is not None else [], source.url)
             blocked = tab.proxy.blocked if tab is not None else []
@@ -738,10 +744,15 @@ def _check_main_frame(page: Any, source: PageSource, policy: RequestPolicy) -> N
     page (a blocked or failed navigation), or a local page that went to another file."""
     url = page.url
     if url.startswith("chrome-error:"):
-        raise NavigationError(f"{source.url}: the page navigated to a place wps does not "
-                              "load (blocked or failed), leaving the browser's error page")
+        raise _LeftPage(f"{source.url}: the page navigated to a place wps does not "
+                        "load (blocked or failed), leaving the browser's error page")
     if not policy.allow_main_frame(url):
-        raise NavigationError(f"{source.url}: the page navigated away to {url}")
+        raise _LeftPage(f"{source.url}: the page navigated away to {url}")
+
+
+class _LeftPage(NavigationError):
+    """The main frame left the page (named by :meth:`Browser._capture` where the policy
+    refused where it went)."""
 
 
 def capture_page(

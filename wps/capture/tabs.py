@@ -48,6 +48,8 @@ class Tab:
     pages: int = 0
     opened: int = 0
     """Other pages its files opened in the context (popups, ``target=_blank``): not reused."""
+    refused_navigation: str | None = None
+    """The last main-frame navigation its page's policy refused (named in the error)."""
 
 
 def tab_key(options: CaptureOptions, user_agent: str, is_file: bool) -> tuple[object, ...] | None:
@@ -107,6 +109,7 @@ async def park(tab: Tab) -> bool:
     tab.proxy.blocked.clear()
     tab.proxy.failed.clear()
     tab.proxy.not_html.clear()
+    tab.refused_navigation = None
     return True
 
 
@@ -155,6 +158,8 @@ def _policy_route(tab: Tab) -> Any:
                 is_main_frame=is_main_frame, main_url=tab.page.main_frame.url)
         except Exception:  # a URL the policy cannot read is one it does not allow; never let
             allowed = False  # the error escape into Playwright's loop (another page gets it)
+        if not allowed and is_main_frame and request.is_navigation_request():
+            tab.refused_navigation = request.url
         try:
             if allowed:
                 await route.continue_()
