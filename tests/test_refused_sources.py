@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import gzip
 import os
+import random
 import tracemalloc
 from pathlib import Path
 
 import pytest
 from test_untrusted_inputs import _one_error_line, fake_chromium  # noqa: F401 (a fixture)
 
+from wps.capture.sniff import BinarySniffer, binary_verdict
 from wps.capture.sources import MAX_DOCUMENT_BYTES, check_body, resolve_source
 from wps.cli import main
 from wps.errors import BlockedTargetError, InputFileError, NotHtmlError, UsageError
@@ -117,3 +119,39 @@ def test_the_whole_body_is_judged_and_real_pages_pass(article_benchmark):
     assert len(pages) > 100
     for page in pages:
         check_body(page.name, gzip.decompress(page.read_bytes()))
+
+
+def test_a_body_judged_in_pieces_gets_the_whole_body_verdict():
+    """The egress proxy judges a body as it arrives: however it is cut, the verdict is the one
+    the whole body gets (text with scattered control bytes, NULs, byte-order marks, magic)."""
+    rng = random.Random(25)
+    verdicts = set()
+    for _ in range(600):
+        size = rng.choice([10, 300, 4095, 4096, 4097, 9000, 70_000])
+        body = bytearray((b"<p>some text</p>\n" * (size // 17 + 1))[:size])
+        for _ in range(rng.choice([0, 2, 10, 60, 400])):
+            body[rng.randrange(size)] = rng.choice([0, 1, 7, 12, 26, 27, 31])
+        body[:0] = rng.choice([b"", b"", b"\xff\xfe", b"\xef\xbb\xbf", b"%PDF-"])
+        whole = binary_verdict(bytes(body))
+        sniffer, start = BinarySniffer(), 0
+        while start < len(body):
+            step = rng.randint(1, 9000)
+            sniffer.feed(bytes(body[start:start + step]))
+            start += step
+        assert sniffer.finish() == whole
+        verdicts.add(whole)
+    assert verdicts == {None, "binary data", "a PDF"}
+
+
+def test_a_batch_whose_every_page_is_refused_never_starts_chromium(fake_chromium, tmp_path,
+                                                                   capsys):
+    """Each refused before capture (a port out of range, a bad host, a missing file): each a
+    per-entry failure, and no browser was started for them."""
+    listing = tmp_path / "pages.txt"
+    listing.write_text("http://127.0.0.1:99999/\nhttp://[zz]/\n"
+                       f"{tmp_path / 'missing.html'}\n", encoding="utf-8")
+    code = main(["batch", str(listing), "--out", str(tmp_path / "out"), "--no-progress"])
+    capsys.readouterr()
+    failures = (tmp_path / "out" / "failures.jsonl").read_text(encoding="utf-8").splitlines()
+    assert code != 0 and len(failures) == 3
+    assert not fake_chromium.exists()

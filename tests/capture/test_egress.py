@@ -5,6 +5,8 @@ would honour ``no_proxy`` and could skip the proxy unseen)."""
 from __future__ import annotations
 
 import asyncio
+import gzip
+import os
 import socket
 import threading
 import time
@@ -391,3 +393,64 @@ def test_silent_and_vanishing_clients_do_not_hurt_the_proxy(origin, proxies):
         half.sendall(b"GET http://127.0.0.1:1/ HT")
     status, _, _ = split_response(exchange(port, get(origin.port)))
     assert status == "HTTP/1.1 200 OK" and proxy.requests == 1
+
+
+# ------------------------------------------------------------------- judged HTML bodies
+NAVIGATION_HEADERS = ("Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n"
+                      "Accept-Encoding: gzip, deflate, br, zstd\r\n")
+HTML = b"<html><body>" + b"<p>A paragraph of plain text about baking rye bread.</p>" * 2000
+
+
+def _serve_in_two_parts(first: bytes, second: bytes, encoding: str = ""):
+    """A route sending ``first``, then after a pause ``second``: two reads for the proxy."""
+    def answer(handler) -> None:
+        coding = f"Content-Encoding: {encoding}\r\n" if encoding else ""
+        handler.wfile.write(f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{coding}"
+                            f"Content-Length: {len(first) + len(second)}\r\n"
+                            "Connection: close\r\n\r\n".encode() + first)
+        handler.wfile.flush()
+        time.sleep(0.3)
+        handler.wfile.write(second)
+    return answer
+
+
+def _navigate(port: int, url: str, headers: str = NAVIGATION_HEADERS) -> bytes:
+    host = url.split("/")[2]
+    return exchange(port, f"GET {url} HTTP/1.1\r\nHost: {host}\r\n{headers}\r\n".encode())
+
+
+def test_a_navigation_binary_from_the_start_is_answered_not_html(page_server, proxies):
+    proxy, port = proxies.start(allow_private=True)
+    junk = os.urandom(1 << 20)
+    url = page_server.url("/junk-from-the-start")
+    page_server.routes["/junk-from-the-start"] = (200, "text/html", junk)
+    status, headers, body = split_response(_navigate(port, url))
+    assert status == "HTTP/1.1 502 Bad Gateway"
+    assert headers["x-wps-not-html"] == "not an HTML page (the body is binary data)"
+    assert junk[:64] not in body
+    assert proxy.not_html == [BlockedRequest(url, "not an HTML page (the body is binary data)")]
+
+
+def test_a_navigation_turning_binary_is_cut_before_the_binary_part(page_server, proxies):
+    proxy, port = proxies.start(allow_private=True)
+    url = page_server.url("/junk-later")
+    page_server.routes["/junk-later"] = _serve_in_two_parts(HTML, os.urandom(1 << 20))
+    status, _, body = split_response(_navigate(port, url))
+    assert status == "HTTP/1.1 200 OK"
+    assert body == HTML  # what came before the binary part, nothing of it
+    assert [item.target for item in proxy.not_html] == [url]
+
+
+def test_gzipped_text_and_other_requests_pass_through_intact(page_server, proxies):
+    """A gzipped page sent in two parts comes through byte for byte; binary bytes fetched by
+    a script or an image (not a navigation) are not the page's document and are not judged."""
+    proxy, port = proxies.start(allow_private=True)
+    packed = gzip.compress(HTML)
+    page_server.routes["/gzipped"] = _serve_in_two_parts(packed[:5000], packed[5000:], "gzip")
+    status, _, body = split_response(_navigate(port, page_server.url("/gzipped")))
+    assert status == "HTTP/1.1 200 OK" and body == packed
+    junk = os.urandom(200_000)
+    page_server.routes["/fetched-junk"] = (200, "text/html", junk)
+    fetched = _navigate(port, page_server.url("/fetched-junk"), "Accept: */*\r\n")
+    assert split_response(fetched)[2] == junk
+    assert proxy.not_html == []

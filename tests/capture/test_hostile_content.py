@@ -4,8 +4,10 @@ head. Real Chromium, pages on disk or served on 127.0.0.1."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import time
 
 import pytest
 
@@ -104,3 +106,46 @@ def test_html_head_then_binary_bytes_from_the_web_is_not_html(browser, quick, pa
     page_server.routes["/head-then-binary"] = (200, "text/html", head + os.urandom(300_000))
     with pytest.raises(NotHtmlError, match="binary"):
         browser.capture(page_server.url("/head-then-binary"), quick(screenshot=False))
+
+
+def _chunked_gzip(body: bytes):
+    """A route answering ``body`` gzipped, in chunks, as most real servers send a page."""
+    packed = gzip.compress(body)
+
+    def answer(handler) -> None:  # chunks are HTTP/1.1 (the handler's own head says 1.0)
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                            b"Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+                            b"Connection: close\r\n\r\n")
+        for start in range(0, len(packed), 50_000):
+            piece = packed[start:start + 50_000]
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        handler.wfile.write(b"0\r\n\r\n")
+    return answer
+
+
+@pytest.mark.parametrize("head_bytes", [0, 5000])
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip-chunked"])
+def test_megabytes_of_binary_served_as_html_are_refused_before_layout(
+        browser, quick, page_server, head_bytes, packed):
+    """10 MB of random bytes labelled HTML (after nothing, or after 5 KB of HTML): refused as
+    binary within seconds, not laid out until the deadline (which was 20 s here)."""
+    head = ("<html><body>" + PARAGRAPHS * 10).encode("utf-8")[:head_bytes]
+    body = head + os.urandom(10 << 20)
+    path = f"/binary-{head_bytes}-{packed}"
+    page_server.routes[path] = _chunked_gzip(body) if packed else (200, "text/html", body)
+    started = time.monotonic()
+    with pytest.raises(NotHtmlError, match="binary"):
+        browser.capture(page_server.url(path), quick(screenshot=False, timeout_s=20.0))
+    assert time.monotonic() - started < 15.0  # generous: it takes 1-3 s on a loaded machine
+
+
+def test_a_large_gzipped_page_in_chunks_still_renders(browser, quick, page_server):
+    """The body judge passes a real page through whole: 1.8 MB of HTML, gzipped and chunked."""
+    body = ("<html><body>" + "".join(
+        f"<p>Paragraph {i} of a long page about rye bread and its sour starter.</p>"
+        for i in range(25_000)) + "<p>the very last paragraph</p></body></html>").encode("utf-8")
+    assert len(body) > 1_800_000
+    page_server.routes["/large-gzipped"] = _chunked_gzip(body)
+    capture = browser.capture(page_server.url("/large-gzipped"),
+                              quick(screenshot=False, timeout_s=60.0, scroll_max_steps=1))
+    assert "the very last paragraph" in capture.html

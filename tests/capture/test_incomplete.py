@@ -47,9 +47,12 @@ def test_complete_page_is_not_marked(page_server, browser, quick):
 
 
 def test_incomplete_page_reaches_the_page_report(page_server, browser, quick, tmp_path):
+    """The load wait is short (10 % of 30 s, well before the stream's end at 12 s); the rest of
+    the deadline leaves the walk and the screenshot ample time on a loaded machine."""
     page_server.routes["/incomplete-report"] = stalled_page
     result = wps.segment_to_directory(page_server.url("/incomplete-report"), tmp_path / "out",
-                                      capture_options=quick(timeout_s=6.0), browser=browser)
+                                      capture_options=quick(timeout_s=30.0, load_share=0.1),
+                                      browser=browser)
     report = json.loads((tmp_path / "out" / "main-text.json").read_text(encoding="utf-8"))
     assert result.capture.incomplete and report["incomplete"] is True
     lines = (tmp_path / "out" / "segments.jsonl").read_text(encoding="utf-8").splitlines()

@@ -115,6 +115,10 @@ def test_navigations_to_another_origin_are_refused(browser, quick, page_server, 
         browser.capture(url, quick(screenshot=False, settle_s=0.5, same_origin=True))
     assert str(caught.value).startswith(f"{url}: ") and "\n" not in str(caught.value)
     assert other_host.requests == []
+    if navigation != "location, then a redirect":  # that hop is the proxy's to refuse
+        # the error names where the page went and the policy that refused it
+        assert f"navigated to {other_host.origin}/" in str(caught.value)
+        assert "--same-origin" in str(caught.value)
 
 
 def test_a_page_that_redirects_to_another_origin_is_refused(browser, quick, page_server,

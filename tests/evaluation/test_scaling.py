@@ -20,12 +20,28 @@ import pytest
 import shapely
 
 from wps.evaluation import nary
-from wps.evaluation.geometry import SNAP_TOLERANCE, snap_to_all
+from wps.evaluation.fuse import (
+    _membership,
+    average_linkage,
+    cluster_labels,
+    cut_tree,
+    disagreement_matrix,
+)
+from wps.evaluation.geometry import (
+    SNAP_TOLERANCE,
+    as_multipolygon,
+    as_multipolygons,
+    segment_geometries,
+    segment_geometry,
+    segment_json,
+    segments_json,
+    snap_to_all,
+)
 from wps.evaluation.nary import nary_intersection
 
 TILES = 20_000
-SECONDS = 120
-"""Hours before; about 20 s on a loaded two-core machine now."""
+HANG_S = 600
+"""Hours before; a few seconds now (200,000 segments: ``scripts/bench_flatten_fuse.py``)."""
 
 
 def _random_geometries(rng: np.random.Generator, count: int, spread: float) -> np.ndarray:
@@ -83,15 +99,74 @@ def _tiles(path: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["flatten", "fuse"])
 def test_flatten_and_fuse_take_many_segments(command, tmp_path):
+    """What they make of many segments (how fast: ``scripts/bench_flatten_fuse.py``; the bound
+    here only stops a run that hangs)."""
     tiles, out = _tiles(tmp_path / "tiles.json"), tmp_path / "out.json"
-    try:
-        done = subprocess.run([sys.executable, "-m", "wps", command, "--input", str(tiles),
-                               "--output", str(out)], capture_output=True, text=True,
-                              timeout=SECONDS, check=False)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"wps {command} on {TILES} segments ran past {SECONDS} s")
+    done = subprocess.run([sys.executable, "-m", "wps", command, "--input", str(tiles),
+                           "--output", str(out)], capture_output=True, text=True,
+                          timeout=HANG_S, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text(encoding="utf-8"))["segmentations"]
     segments = next(iter(result.values()))
     # fusion keeps regions that 3 annotators drew: one annotator's tiles give none
     assert len(segments) == (TILES if command == "flatten" else 0)
+
+
+def _wkb(geometries) -> list[bytes]:
+    return list(shapely.to_wkb(np.asarray(list(geometries), dtype=object)))
+
+
+def test_vectorised_geometry_steps_equal_the_one_by_one_steps():
+    """Segments to geometries, geometries to multipolygons and to Webis JSON, all at once: the
+    same as one by one, for holes, several polygons, empty and flat geometries, collections."""
+    rng = np.random.default_rng(25)
+    geometries = list(_random_geometries(rng, 400, 60.0))
+    holed = [shapely.difference(box, shapely.box(*np.add(box.bounds, [1, 1, -1, -1])))
+             for box in (shapely.box(x, y, x + 5, y + 6) for x, y in rng.uniform(0, 50, (50, 2)))]
+    several = [shapely.union(a, b) for a, b in zip(geometries[:100], geometries[100:200])]
+    odd = [shapely.Polygon(), shapely.MultiPolygon(), shapely.box(0, 0, 0, 4)]
+    mixed = np.asarray([*geometries, *holed, *several, *odd], dtype=object)
+    rng.shuffle(mixed)
+    assert _wkb(as_multipolygons(mixed)) == _wkb(as_multipolygon(g) for g in mixed)
+    assert segments_json(mixed) == [segment_json(g) for g in mixed]
+    collection = np.append(mixed, shapely.GeometryCollection([shapely.box(0, 0, 2, 2),
+                                                              shapely.Point(5, 5)]))
+    assert _wkb(as_multipolygons(collection)) == _wkb(as_multipolygon(g) for g in collection)
+    assert segments_json(collection) == [segment_json(g) for g in collection]
+    segments = [segment_json(g) for g in as_multipolygons(mixed)]
+    assert _wkb(segment_geometries(segments)) == _wkb(segment_geometry(s) for s in segments)
+    with pytest.raises(ValueError, match="at least 4 coordinates"):
+        segment_geometries([*segments[:3], [[[[0, 0], [1, 1]]]]])
+
+
+def test_clustering_by_components_is_the_clustering_of_all_regions():
+    """Regions covered by the segments of 2-5 annotators, in groups that share no segment, with
+    the ties that disagreement shares of few annotators bring: component by component, the
+    clusters of R's average linkage of all regions at once, at every threshold."""
+    rng = np.random.default_rng(26)
+    thresholds = [-0.1, 0.0, 0.1, 0.25, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0, 1.5]
+    for _ in range(60):
+        annotators = int(rng.integers(2, 6))
+        per_annotator = int(rng.integers(3, 25))
+        subsets = [np.arange(a * per_annotator, (a + 1) * per_annotator)
+                   for a in range(annotators)]
+        columns = annotators * per_annotator
+        groups = int(rng.integers(1, 6))  # a segment belongs to one group: regions of two
+        group_of = rng.integers(0, groups, columns)  # groups never share one
+        members = []
+        for _ in range(int(rng.integers(2, 60))):
+            group = rng.integers(0, groups)
+            pool = np.flatnonzero(group_of == group)
+            if pool.size == 0:
+                continue
+            size = int(rng.integers(1, min(pool.size, 5) + 1))
+            members.append(np.sort(rng.choice(pool, size, replace=False)))
+        if len(members) < 2:
+            continue
+        weights = rng.integers(1, 50, len(members)).astype(float)
+        merges, heights = average_linkage(
+            disagreement_matrix(_membership(members, columns), subsets), weights)
+        expected = [cut_tree(merges, heights, len(members), t) for t in thresholds]
+        found = cluster_labels(members, subsets, columns, weights, thresholds)
+        for threshold, want, got in zip(thresholds, expected, found):
+            assert got.tolist() == want.tolist(), threshold

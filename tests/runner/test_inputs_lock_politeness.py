@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from itertools import chain
@@ -35,6 +36,7 @@ from wps.runner import (
     run_batch,
     source_key,
 )
+from wps.runner.lock import LOCK_FILE
 from wps.runner.politeness import PageQueue, RobotsRules
 
 FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeout_s=30,
@@ -42,6 +44,8 @@ FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeo
 QUICK = PipelineOptions(segmenter="baseline", capture_options=FAST)
 CLI_FAST = ["--settle", "0", "--scroll-steps", "1", "--timeout", "30", "--no-screenshot",
             "--no-progress", "--allow-private", "--segmenter", "baseline", "--no-text"]
+CLI_FAST_UNHURRIED = [value if value != "30" else "240" for value in CLI_FAST]
+"""For a page held open while other processes start (slowly, on a loaded machine)."""
 UNREACHABLE = "http://127.0.0.1:9"
 """Stored pages claim URLs here (the discard port): rendering them must never fetch."""
 
@@ -127,11 +131,38 @@ def _wps(*args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+def _holds_open(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has ``path`` open (a batch waiting for the lock polls it)."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(fd) == str(path):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _wait_for(condition, what: str, process: subprocess.Popen[str], limit_s: float = 120) -> None:
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {limit_s:g} s"
+        assert process.poll() is None, (what, process.communicate())
+        time.sleep(0.1)
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_a_second_batch_on_the_same_out_refuses_or_waits(page_server, tmp_path):
+    """The first batch's page is held open until the second batch has been refused and the
+    third is seen waiting on the lock: no race with how fast the processes start."""
+    released = threading.Event()
+
     def slow(handler) -> None:
-        time.sleep(4)
+        released.wait(300)
         body = b"<!doctype html><p>slow page</p>"
         handler.send_response(200)
         handler.send_header("Content-Type", "text/html")
@@ -142,27 +173,34 @@ def test_a_second_batch_on_the_same_out_refuses_or_waits(page_server, tmp_path):
     page_server.routes["/lock-slow"] = slow
     listing, out = tmp_path / "urls.txt", tmp_path / "out"
     listing.write_text(page_server.url("/lock-slow") + "\n")
-    first = _wps(str(listing), "--out", str(out), *CLI_FAST)
+    first = _wps(str(listing), "--out", str(out), *CLI_FAST_UNHURRIED)
+    others: list[subprocess.Popen[str]] = []
     try:
-        deadline = time.monotonic() + 60
-        while page_server.requests.count("/lock-slow") == 0:  # the first run holds the lock
-            assert time.monotonic() < deadline and first.poll() is None, first.communicate()
-            time.sleep(0.1)
-        second = _wps(str(listing), "--out", str(out), *CLI_FAST)
-        waiting = _wps(str(listing), "--out", str(out), "--wait-for-lock", *CLI_FAST)
-        _, err = second.communicate(timeout=60)
+        # the first run holds the lock while its page is asked for
+        _wait_for(lambda: page_server.requests.count("/lock-slow") > 0,
+                  "the first batch did not ask for its page", first)
+        second = _wps(str(listing), "--out", str(out), *CLI_FAST_UNHURRIED)
+        waiting = _wps(str(listing), "--out", str(out), "--wait-for-lock", *CLI_FAST_UNHURRIED)
+        others += [second, waiting]
+        _, err = second.communicate(timeout=120)
         assert second.returncode == OutputLockedError.exit_code
         assert err == (f"wps: error: {out}: another wps batch is writing here (pid {first.pid} on "
                        f"{os.uname().nodename}); wait for it or use --wait-for-lock\n")
-        assert first.wait(timeout=60) == 0
-        _, err = waiting.communicate(timeout=60)
+        _wait_for(lambda: _holds_open(waiting.pid, out / LOCK_FILE),
+                  "the waiting batch did not open the lock", waiting)
+        time.sleep(0.5)  # it polls the lock a few times, held by the first
+        assert waiting.poll() is None  # still waiting
+        released.set()
+        assert first.wait(timeout=120) == 0
+        _, err = waiting.communicate(timeout=120)
         assert waiting.returncode == 0 and "0 done, 1 skipped (already done)" in err
         assert page_server.requests.count("/lock-slow") == 1  # never rendered twice
     finally:
-        for process in (first,):
+        released.set()
+        for process in (first, *others):
             if process.poll() is None:
                 process.kill()
-                process.wait()
+                process.communicate()
 
 
 ROBOTS = "User-agent: *\nDisallow: /\n\nUser-agent: wps\nDisallow: /private\nCrawl-delay: 2\n"

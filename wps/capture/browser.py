@@ -42,7 +42,13 @@ from ..errors import (
 )
 from ..model import PageCapture
 from .dom import MAX_FRAMES, DomWalk, serialize_with_shadow_roots, walk_dom, well_formed
-from .faults import MainDocuments, RendererCrash, check_response, translate_error
+from .faults import (
+    MainDocuments,
+    RendererCrash,
+    check_cut_document,
+    check_response,
+    translate_error,
+)
 from .navigation import (
     MAX_SELF_NAVIGATIONS,
     NavigationWatch,
@@ -461,11 +467,19 @@ class Browser:
             finally:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
+            check_cut_document(mark.not_html, source.url, capture.final_url)
             kept = await park(tab)
             if replay is not None:
                 capture = replace(capture, replay_missing=sorted(set(tab.missing)))
             return capture
+        except _LeftPage:
+            if tab is None or tab.refused_navigation is None:
+                raise
+            refused = tab.refused_navigation
+            raise NavigationError(f"{source.url}: the page navigated to {refused}, refused: "
+                                  f"{policy.main_frame_refusal(refused)}") from None
         except Error as err:
+            check_cut_document(mark.not_html if mark is not None else [], source.url)
             blocked = mark.blocked if mark is not None else []
             refused = [item for item in blocked if _same_host(item.target, source.url)]
             if refused:
@@ -755,10 +769,15 @@ def _check_main_frame(page: Any, source: PageSource, policy: RequestPolicy) -> N
     page (a blocked or failed navigation), or a local page that went to another file."""
     url = page.url
     if url.startswith("chrome-error:"):
-        raise NavigationError(f"{source.url}: the page navigated to a place wps does not "
-                              "load (blocked or failed), leaving the browser's error page")
+        raise _LeftPage(f"{source.url}: the page navigated to a place wps does not "
+                        "load (blocked or failed), leaving the browser's error page")
     if not policy.allow_main_frame(url):
-        raise NavigationError(f"{source.url}: the page navigated away to {url}")
+        raise _LeftPage(f"{source.url}: the page navigated away to {url}")
+
+
+class _LeftPage(NavigationError):
+    """The main frame left the page (named by :meth:`Browser._capture` where the policy
+    refused where it went)."""
 
 
 def capture_page(

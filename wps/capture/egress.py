@@ -11,6 +11,13 @@ host, down a connection that was checked for the first one. Under ``--same-origi
 also refuses every target off the page's origin: Chromium sends each redirect hop here as a
 request of its own, while the request policy only sees the first.
 
+A plain-HTTP navigation's HTML body is judged as it passes (:class:`.sniff.WireBodyJudge`):
+binary bytes labelled HTML are cut at the first window that shows them, before the renderer lays
+them out (minutes of layout for megabytes of random bytes). Its head waits for the first piece
+of body; a body binary from the start is answered ``502`` with ``X-Wps-Not-Html`` instead, a
+later cut is recorded in :attr:`EgressProxy.not_html`. Inside an HTTPS tunnel the bytes are
+not visible: such a body is judged by the capture once it has arrived.
+
 The proxy runs on the caller's event loop (wps drives Playwright's async API on a private
 loop), one per browser and set of rules, shared by its contexts (:mod:`.sessions`):
 :meth:`EgressProxy.start` before the first context, :meth:`EgressProxy.close` after the last.
@@ -26,6 +33,7 @@ from ipaddress import IPv4Address, IPv6Address
 
 from ..errors import BlockedTargetError, NetworkError
 from .addresses import Resolver, canonical_host, check_host_async, split_host_port, url_origin
+from .sniff import NAVIGATION_ENCODINGS, Unjudgeable, WireBodyJudge, body_judge, is_navigation
 
 HEAD_LIMIT = 64 * 1024
 """The longest request or response head (request line or status line plus headers)."""
@@ -56,9 +64,15 @@ class BlockedRequest:
 class _Answer(Exception):
     """Answer the client with ``status`` instead of forwarding (a refusal, a bad request)."""
 
-    def __init__(self, status: int, phrase: str, text: str, blocked: bool = False) -> None:
+    def __init__(self, status: int, phrase: str, text: str, blocked: bool = False,
+                 not_html: bool = False) -> None:
         super().__init__(text)
         self.status, self.phrase, self.text, self.blocked = status, phrase, text, blocked
+        self.not_html = not_html
+
+
+class _BinaryBody(Exception):
+    """A judged body turned out binary after its head had gone to the client."""
 
 
 class EgressProxy:
@@ -85,6 +99,8 @@ class EgressProxy:
         """Every refusal, in order (the browser only sees a failed request)."""
         self.failed: list[BlockedRequest] = []
         """Every target that could not be looked up or connected to (answered 502)."""
+        self.not_html: list[BlockedRequest] = []
+        """Every navigation whose body was cut as binary (the URL, the verdict)."""
         self.requests = 0
         """Request heads handled (CONNECT or plain HTTP), refused ones included."""
         self._server: asyncio.Server | None = None
@@ -225,14 +241,26 @@ class EgressProxy:
         upstream_reader, upstream_writer = await self._open(url, host, port)
         if not path.startswith("/"):
             path = "/" + path
+        navigation = is_navigation(headers)
+        if navigation:
+            headers = [(name, NAVIGATION_ENCODINGS if name.lower() == "accept-encoding" else value)
+                       for name, value in headers]
         upstream_writer.write(_request_head(method, path, headers, authority))
         body = asyncio.ensure_future(_pipe(reader, upstream_writer))  # the body, if any, as is
-        response = asyncio.ensure_future(_relay_response(upstream_reader, writer))
+        response = asyncio.ensure_future(
+            _relay_response(upstream_reader, writer, judge=navigation and method != "HEAD"))
         try:
             # done when the response has been relayed, or when the client has gone
             await asyncio.wait((body, response), return_when=asyncio.FIRST_COMPLETED)
             if response.done():
                 response.result()
+        except _Answer as answer:
+            if answer.not_html:
+                self.not_html.append(BlockedRequest(url, answer.text))
+            raise
+        except _BinaryBody as cut:
+            self.not_html.append(BlockedRequest(url, str(cut)))
+            writer.transport.abort()  # the client sees a body cut short, not its end
         finally:
             for task in (body, response):
                 task.cancel()
@@ -336,9 +364,11 @@ def _request_head(method: str, path: str, headers: list[tuple[str, str]],
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                          judge: bool = False) -> None:
     """The response head, rewritten to ``Connection: close``, then the body as it comes.
-    Interim 1xx heads go through unchanged."""
+    Interim 1xx heads go through unchanged. ``judge``: an HTML body is judged on its way
+    (binary from its first piece: answered instead; later: :class:`_BinaryBody`)."""
     while True:
         try:
             raw = await upstream.readuntil(b"\r\n\r\n")
@@ -356,9 +386,43 @@ async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.Stream
         dropped = _RESPONSE_HOP_HEADERS | _connection_tokens(headers)
         lines = [status_line, *(f"{name}: {value}" for name, value in headers
                                 if name.lower() not in dropped), "Connection: close"]
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         break
-    await _pipe(upstream, writer)
+    judged = body_judge(parts[1], headers) if judge else None
+    if judged is None:
+        writer.write(head)
+        await _pipe(upstream, writer)
+        return
+    await _relay_judged(upstream, writer, head, judged)
+
+
+async def _relay_judged(upstream: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                        head: bytes, judge: WireBodyJudge) -> None:
+    """The body piece by piece, each judged before it is sent; the head with the first."""
+    pending: bytes | None = head
+    while True:
+        chunk = await upstream.read(PIPE_CHUNK)
+        try:
+            verdict = judge.feed(chunk) if chunk else judge.finish()
+        except Unjudgeable:
+            verdict, judge = None, None  # pass the rest through unjudged
+        if verdict is not None:
+            text = f"not an HTML page (the body is {verdict})"
+            if pending is not None:
+                raise _Answer(502, "Bad Gateway", text, not_html=True)
+            raise _BinaryBody(text)
+        if pending is not None:
+            writer.write(pending)
+            pending = None
+        if not chunk:
+            break
+        writer.write(chunk)
+        await writer.drain()
+        if judge is None:
+            await _pipe(upstream, writer)
+            return
+    if writer.can_write_eof() and not writer.is_closing():
+        writer.write_eof()
 
 
 async def _relay(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter,
@@ -391,6 +455,8 @@ async def _answer(writer: asyncio.StreamWriter, answer: _Answer) -> None:
              f"Content-Length: {len(body)}", "Connection: close"]
     if answer.blocked:
         lines.append(f"X-Wps-Blocked: {_header_text(answer.text)}")
+    elif answer.not_html:
+        lines.append(f"X-Wps-Not-Html: {_header_text(answer.text)}")
     elif answer.status == 502:  # the page's host could not be reached: a network error
         lines.append(f"X-Wps-Error: {_header_text(answer.text)}")
     try:

@@ -108,6 +108,9 @@ def check_response(source: PageSource, response: Any) -> None:
     if refused:  # the egress proxy's answer to a redirect into an internal address
         where = "" if response.url == source.url else f"redirected to {response.url}, "
         raise BlockedTargetError(f"{source.url}: {where}{refused}")
+    not_html = response.headers.get("x-wps-not-html")
+    if not_html:  # the egress proxy found the body binary before the browser saw any of it
+        raise NotHtmlError(f"{source.url}: {not_html}")
     unreachable = response.headers.get("x-wps-error")
     if unreachable:  # the egress proxy could not look up or connect to the host
         raise NetworkError(f"{source.url}: {unreachable}")
@@ -118,6 +121,16 @@ def check_response(source: PageSource, response: Any) -> None:
     content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type and content_type not in HTML_TYPES:
         raise NotHtmlError(f"{source.url}: not an HTML page (Content-Type {content_type})")
+
+
+def check_cut_document(cut: list[Any], *urls: str | None) -> None:
+    """Refuse a page whose main document the egress proxy cut as binary: ``cut`` holds its
+    records (:attr:`.egress.EgressProxy.not_html`), ``urls`` the page's addresses (asked for,
+    shown); a frame's cut body is not the page's."""
+    wanted = {url.partition("#")[0] for url in urls if url}
+    for record in cut:
+        if record.target.partition("#")[0] in wanted:
+            raise NotHtmlError(f"{urls[0]}: {record.reason}")
 
 
 @dataclass(slots=True)

@@ -85,6 +85,14 @@ class RequestPolicy:
             return _same_file(url, self.page_url)
         return _is_web(url) and self._on_origin(url)
 
+    def main_frame_refusal(self, url: str) -> str:
+        """Why the main frame may not go to ``url`` (for the error that names it)."""
+        if self.is_local:
+            return "a local page stays on its own file"
+        if not _is_web(url):
+            return "only http(s) pages are captured"
+        return f"not the origin of {self.page_url} (--same-origin)"
+
     def _on_origin(self, url: str) -> bool:
         """Within what ``same_origin`` allows: the origin of the URL given, else anywhere."""
         return not self.same_origin or _same_origin(url, self.page_url)

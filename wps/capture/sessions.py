@@ -79,10 +79,11 @@ class ProxyMark:
     proxy: EgressProxy
     blocked_from: int
     failed_from: int
+    not_html_from: int
 
     @classmethod
     def now(cls, proxy: EgressProxy) -> ProxyMark:
-        return cls(proxy, len(proxy.blocked), len(proxy.failed))
+        return cls(proxy, len(proxy.blocked), len(proxy.failed), len(proxy.not_html))
 
     @property
     def blocked(self) -> list[BlockedRequest]:
@@ -91,3 +92,8 @@ class ProxyMark:
     @property
     def failed(self) -> list[BlockedRequest]:
         return self.proxy.failed[self.failed_from:]
+
+    @property
+    def not_html(self) -> list[BlockedRequest]:
+        """Main documents the proxy cut or refused as binary (:mod:`.sniff`)."""
+        return self.proxy.not_html[self.not_html_from:]

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import numpy as np
-
 from ..errors import EmptyPageError, InputFileError, NotHtmlError, UsageError
 from ..model import page_id_for  # noqa: F401 - where the capture's callers import it from
 from .screenshots import SOURCE_PREFIX, new_temp_folder
+from .sniff import SNIFF_BYTES, binary_verdict
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
 MAX_DOCUMENT_BYTES = 64 << 20
@@ -156,21 +155,6 @@ def _needs_utf8_bom(raw: bytes) -> bool:
     return True
 
 
-_BINARY_MAGIC = {
-    b"%PDF-": "PDF", b"\x89PNG": "PNG image", b"GIF8": "GIF image", b"\xff\xd8\xff": "JPEG image",
-    b"PK\x03\x04": "ZIP archive", b"\x1f\x8b": "gzip data", b"RIFF": "RIFF media",
-    b"\x00\x00\x01\x00": "icon", b"OggS": "Ogg media", b"wOF": "web font",
-}
-_SNIFF_BYTES = 4096
-"""The head judged by its magic number and NUL bytes, and the window of the control count."""
-_CONTROL_SHARE = 0.05
-_CONTROLS = bytes([*range(0, 9), 11, 12, *range(14, 32)])
-"""C0 controls but tab, line feed, carriage return: no HTML text has many of them."""
-_NOT_CONTROLS = bytes(sorted(set(range(256)) - set(_CONTROLS)))
-_IS_CONTROL = np.zeros(256, dtype=np.uint8)
-_IS_CONTROL[list(_CONTROLS)] = 1
-
-
 def check_body(url: str, body: bytes) -> None:
     """Refuse an empty main document, or one that is binary whatever its label says.
 
@@ -178,34 +162,9 @@ def check_body(url: str, body: bytes) -> None:
     give junk segments (and random bytes can cost gigabytes of layout). The whole body is
     judged, not its head: 4 KB of HTML followed by megabytes of random bytes is binary too.
     """
-    head = body[:_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf")
+    head = body[:SNIFF_BYTES].lstrip(_UTF8_BOM)
     if not head.strip():
         raise EmptyPageError(f"{url}: the page is empty (no content in the document)")
-    for magic, kind in _BINARY_MAGIC.items():
-        if head.startswith(magic):
-            raise NotHtmlError(f"{url}: not an HTML page (the body is a {kind})")
-    if _looks_binary(body):
-        raise NotHtmlError(f"{url}: not an HTML page (the body is binary data)")
-
-
-def _looks_binary(body: bytes) -> bool:
-    """NUL bytes in the head, or a window of the body with many control characters: no HTML
-    text encoding has them (UTF-16 is declared by a byte-order mark, which Chromium honours, so
-    it is let through).
-
-    A page has next to no control bytes: one ``bytes.translate`` counts them all (a fraction
-    of a millisecond for a 1 MB page); only a body holding more than one window's share is
-    counted window by window (a table look-up and a sum per 4 KB window, numpy).
-    """
-    if body.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return False
-    if b"\x00" in body[:_SNIFF_BYTES]:
-        return True
-    limit = min(len(body), _SNIFF_BYTES) * _CONTROL_SHARE
-    if len(body.translate(None, _NOT_CONTROLS)) <= limit:
-        return False  # not even all of them in one window would pass the limit
-    controls = _IS_CONTROL[np.frombuffer(body, dtype=np.uint8)]
-    per_window = np.add.reduceat(controls, np.arange(0, len(body), _SNIFF_BYTES),
-                                 dtype=np.int64)
-    # a short last window is held to a whole window's share (a DOS end-of-file byte is text)
-    return bool(np.any(per_window > limit))
+    verdict = binary_verdict(body)
+    if verdict is not None:
+        raise NotHtmlError(f"{url}: not an HTML page (the body is {verdict})")

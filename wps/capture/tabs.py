@@ -61,6 +61,8 @@ class Tab:
     """Answers every request its policy allows (WARC replay, :mod:`.replay`); nothing else."""
     missing: list[str] = field(default_factory=list)
     """Replay: what the page asked for and the archive lacks."""
+    refused_navigation: str | None = None
+    """The last main-frame navigation its page's policy refused (named in the error)."""
 
 
 async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user_agent: str,
@@ -107,7 +109,10 @@ async def park(tab: Tab) -> bool:
         await asyncio.wait_for(_forget(tab), CLOSE_TIMEOUT_S)
     except Exception:  # a page that will not leave, or a dead renderer
         return False
-    return not tab.opened and len(tab.context.pages) == 1
+    if tab.opened or len(tab.context.pages) > 1:
+        return False
+    tab.refused_navigation = None  # the proxy is shared: a page reads its own records by mark
+    return True
 
 
 async def _forget(tab: Tab) -> None:
@@ -188,6 +193,8 @@ def _policy_route(tab: Tab) -> Any:
             allowed = False  # the error escape into Playwright's loop (another page gets it)
         if allowed and not tab.is_file and (origin := _origin_of(request.url)):
             tab.origins.add(origin)  # its storage is cleared after the page
+        if not allowed and is_main_frame and request.is_navigation_request():
+            tab.refused_navigation = request.url
         try:
             if allowed and tab.replay is not None:
                 await _replay(route, tab)

@@ -16,21 +16,20 @@ from shapely.geometry.base import BaseGeometry
 
 from ..errors import SchemaError
 from ..webis.segmentation_json import MultiPolygonJson, WebisSegmentations, parse_segmentations
-from .geometry import clean_pixel_geometries, segment_geometry, segment_json
+from .geometry import clean_pixel_geometries, segment_geometries, segments_json
 from .nary import nary_intersection
 
 
 def flatten_segmentation(
     segments: list[MultiPolygonJson], precision: float = 1.0
 ) -> list[MultiPolygonJson]:
-    geometries = [segment_geometry(s) for s in segments]
+    geometries = segment_geometries(segments)
     cleaned, _ = clean_pixel_geometries(geometries, precision, repair=False)
     pieces, _ = nary_intersection(list(cleaned))
     simplified = shapely.simplify(np.asarray(pieces, dtype=object), 0.0, preserve_topology=False)
-    flattened: list[MultiPolygonJson] = []
-    for piece in simplified[shapely.area(simplified) >= 1] if len(pieces) else []:
-        flattened.extend(segment_json(part) for part in _as_segments(piece))
-    return flattened
+    kept = simplified[shapely.area(simplified) >= 1] if len(pieces) else []
+    return segments_json(np.asarray([part for piece in kept for part in _as_segments(piece)],
+                                    dtype=object))
 
 
 def _as_segments(piece: BaseGeometry) -> list[BaseGeometry]:

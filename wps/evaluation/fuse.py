@@ -21,9 +21,11 @@ from ..webis.segmentation_json import WebisSegmentations, parse_segmentations
 from .edges import edge_weights
 from .geometry import (
     as_multipolygon,
+    as_multipolygons,
     clean_pixel_geometries,
-    segment_geometry,
+    segment_geometries,
     segment_json,
+    segments_json,
 )
 from .nary import nary_intersection
 from .resources import load_page
@@ -88,22 +90,35 @@ def cut_tree(merges: np.ndarray, heights: np.ndarray, n: int, threshold: float) 
     rounded = np.round(heights, 6)
     above = np.flatnonzero(rounded > threshold)
     performed = int(above[0]) if above.size else len(rounded)
-    parent = list(range(n))
+    sets = _DisjointSets(n)
+    for a, b in merges[:performed]:
+        sets.join(int(a), int(b))
+    labels, numbers = np.zeros(n, dtype=int), {}
+    for observation in range(n):
+        root = sets.find(observation)
+        numbers.setdefault(root, len(numbers) + 1)
+        labels[observation] = numbers[root]
+    return labels
 
-    def find(x: int) -> int:
+
+class _DisjointSets:
+    """Union-find over ``0..n-1`` (path halving)."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        parent = self.parent
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
-    for a, b in merges[:performed]:
-        parent[find(int(b))] = find(int(a))
-    labels, numbers = np.zeros(n, dtype=int), {}
-    for observation in range(n):
-        root = find(observation)
-        numbers.setdefault(root, len(numbers) + 1)
-        labels[observation] = numbers[root]
-    return labels
+    def join(self, keep: int, other: int) -> None:
+        """Put ``other``'s set under ``keep``'s root."""
+        self.parent[self.find(other)] = self.find(keep)
 
 
 def disagreement_matrix(membership: np.ndarray, subsets: Sequence[np.ndarray]) -> np.ndarray:
@@ -123,8 +138,17 @@ def _annotator_counts(members: Sequence[np.ndarray], subsets: Sequence[np.ndarra
     owner = np.full(columns, -1)
     for annotator, subset in enumerate(subsets):
         owner[subset] = annotator
-    counts = [np.unique(owners[owners >= 0]).size for owners in (owner[c] for c in members)]
-    return np.asarray(counts, dtype=int)
+    region, column = _pairs(members)
+    pairs = np.unique(np.stack([region, owner[column]], axis=1)[owner[column] >= 0], axis=0)
+    return np.bincount(pairs[:, 0], minlength=len(members)).astype(int)
+
+
+def _pairs(members: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(region, column) for every segment column covering a region."""
+    sizes = np.fromiter((len(covering) for covering in members), dtype=int, count=len(members))
+    columns = np.concatenate([np.asarray(c, dtype=int) for c in members]) if len(members) \
+        else np.zeros(0, dtype=int)
+    return np.repeat(np.arange(len(members)), sizes), columns
 
 
 def _membership(members: Sequence[np.ndarray], columns: int) -> np.ndarray:
@@ -136,16 +160,89 @@ def _membership(members: Sequence[np.ndarray], columns: int) -> np.ndarray:
     return membership
 
 
+def _components(members: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The regions linked through shared segments (each component's regions in order; the
+    components in order of their first region).
+
+    Two regions no segment covers together are at disagreement 1, the most there is; so are
+    all clusters of two components, whatever merges happen inside each. Average linkage below
+    height 1 therefore merges within components only, in each the merges it makes of the
+    component alone: clustering component by component gives the same clusters below 1, in
+    time and memory of the square of the largest component instead of all regions."""
+    region, column = _pairs(members)
+    sets = _DisjointSets(len(members))
+    order = np.argsort(column, kind="stable")
+    region, column = region[order].tolist(), column[order].tolist()
+    for k in range(1, len(region)):
+        if column[k] == column[k - 1]:
+            sets.join(region[k - 1], region[k])
+    roots = np.asarray([sets.find(x) for x in range(len(members))], dtype=int)
+    order = np.argsort(roots, kind="stable")
+    cuts = np.flatnonzero(np.diff(roots[order])) + 1
+    return sorted(np.split(order, cuts), key=lambda component: int(component[0]))
+
+
+def cluster_labels(members: Sequence[np.ndarray], subsets: Sequence[np.ndarray],
+                   columns: int, weights: np.ndarray,
+                   thresholds: Sequence[float]) -> list[np.ndarray]:
+    """For each threshold, R's ``cutree(hclust(disagreement, "average", members=weights),
+    h=threshold)`` of the regions (``members``: the segment columns covering each), as 1-based
+    cluster numbers in order of the regions, computed component by component
+    (:func:`_components`); a threshold of 1 or more merges everything, as R does."""
+    n = len(members)
+    local = [np.zeros(n, dtype=int) for _ in thresholds]
+    for number, component in enumerate(_components(members)):
+        if len(component) == 1:
+            for labels in local:
+                labels[component] = number * n + 1
+            continue
+        used = np.unique(np.concatenate([members[i] for i in component]))
+        position = np.full(columns, -1)
+        position[used] = np.arange(len(used))
+        membership = _membership([position[members[i]] for i in component], len(used))
+        local_subsets = [position[subset][position[subset] >= 0] for subset in subsets]
+        merges, heights = average_linkage(disagreement_matrix(membership, local_subsets),
+                                          weights[component])
+        for labels, threshold in zip(local, thresholds):
+            labels[component] = number * n + cut_tree(merges, heights, len(component),
+                                                      threshold)
+    result = []
+    for labels, threshold in zip(local, thresholds):
+        if threshold >= 1:
+            labels = np.zeros(n, dtype=int)
+        _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=int)
+        rank[np.argsort(first)] = np.arange(1, len(first) + 1)  # numbered as they appear
+        result.append(rank[inverse.reshape(-1)])
+    return result
+
+
 def _merge(geometries: Sequence[BaseGeometry]) -> MultiPolygon:
     """R's ``MergeClusters``: union with self-snapping (1 px) and simplify(0) at every step."""
-
-    def tidy(geometry: BaseGeometry) -> BaseGeometry:
-        return shapely.simplify(shapely.snap(geometry, geometry, 1.0), 0.0, preserve_topology=False)
-
-    merged = tidy(geometries[0])
+    merged = _tidy(geometries[0])
     for geometry in geometries[1:]:
-        merged = tidy(shapely.union(merged, tidy(geometry)))
+        merged = _tidy(shapely.union(merged, _tidy(geometry)))
     return as_multipolygon(merged)
+
+
+def _tidy(geometry):  # one geometry, or an array of them
+    return shapely.simplify(shapely.snap(geometry, geometry, 1.0), 0.0, preserve_topology=False)
+
+
+def _merged_clusters(regions: Sequence[BaseGeometry], labels: np.ndarray) -> list:
+    """The Webis segment of each cluster (1-based ``labels``), in order of the labels; the
+    clusters of one region are tidied all at once (:func:`_merge` of one region)."""
+    order = np.argsort(labels, kind="stable")  # each cluster's regions in their order
+    clusters = np.split(order, np.cumsum(np.bincount(labels)[1:])[:-1])
+    single = np.flatnonzero([len(cluster) == 1 for cluster in clusters])
+    alone = np.asarray([regions[clusters[i][0]] for i in single], dtype=object)
+    segments: list = [None] * len(clusters)
+    for i, segment in zip(single.tolist(), segments_json(as_multipolygons(_tidy(alone)))):
+        segments[i] = segment
+    for i, cluster in enumerate(clusters):
+        if len(cluster) > 1:
+            segments[i] = segment_json(_merge([regions[k] for k in cluster]))
+    return segments
 
 
 def fuse_segmentations(
@@ -176,7 +273,8 @@ def fuse_segmentations(
         raise UsageError(f"segments min annotators must be ≥ 0, but was {min_annotators}")
     size_function = canonical_size_function(size_function)
     lengths = [len(segments) for segments in task.segmentations.values()]
-    geometries = [segment_geometry(s) for segs in task.segmentations.values() for s in segs]
+    geometries = segment_geometries(
+        [s for segments in task.segmentations.values() for s in segments])
     subsets = segmentation_subsets(lengths)
     if size_function in ("nodes", "chars") or size_function.startswith("edges"):
         directory = resources_dir or Path(task.source).parent
@@ -189,29 +287,27 @@ def fuse_segmentations(
     else:
         kept, _ = clean_pixel_geometries(geometries, precision)
         pieces, covering = nary_intersection(list(kept))
-        areas = shapely.area(np.asarray(pieces, dtype=object)) if pieces else np.zeros(0)
-        keep = [i for i in range(len(pieces)) if areas[i] >= 1]
-        regions = [as_multipolygon(pieces[i]) for i in keep]
+        pieces = np.asarray(pieces, dtype=object)
+        areas = shapely.area(pieces) if len(pieces) else np.zeros(0)
+        keep = np.flatnonzero(areas >= 1)
+        regions = list(as_multipolygons(pieces[keep]))
         members = [np.asarray(covering[i], dtype=int) for i in keep]
         columns = int(sum(lengths))
         if size_function == "pixels":
-            weights = np.asarray([areas[i] for i in keep], dtype=float)
+            weights = np.asarray(areas[keep], dtype=float)
         else:
             edges = page.edge_pixels(size_function)
             weights = edge_weights(regions, edges)
     selected = np.flatnonzero(_annotator_counts(members, subsets, columns) >= min_annotators)
     regions = [regions[i] for i in selected]
-    membership, weights = _membership([members[i] for i in selected], columns), weights[selected]
+    members, weights = [members[i] for i in selected], weights[selected]
+    clusterings = cluster_labels(members, subsets, columns, weights, thresholds) \
+        if len(regions) > 1 else [None] * len(thresholds)
     fused: dict = {}
-    for threshold in thresholds:
+    for threshold, labels in zip(thresholds, clusterings):
         name = f"disagreement{threshold:.15g}"
-        if len(regions) <= 1:
+        if labels is None:
             fused[name] = [segment_json(r) for r in regions]
             continue
-        merges, heights = average_linkage(disagreement_matrix(membership, subsets), weights)
-        labels = cut_tree(merges, heights, len(regions), threshold)
-        fused[name] = [
-            segment_json(_merge([regions[i] for i in np.flatnonzero(labels == label)]))
-            for label in range(1, labels.max() + 1)
-        ]
+        fused[name] = _merged_clusters(regions, labels)
     return WebisSegmentations(task.id, task.width, task.height, fused, task.source)

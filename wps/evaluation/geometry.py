@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+import shapely.errors
 from shapely import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
@@ -37,6 +38,33 @@ def segment_geometry(segment: MultiPolygonJson) -> MultiPolygon:
     return MultiPolygon(polygons)
 
 
+def segment_geometries(segments: Sequence[MultiPolygonJson]) -> np.ndarray:
+    """:func:`segment_geometry` of every segment, built in a few vectorised calls (the same
+    geometries; a segment those cannot build, such as a ring of too few points, is built one by
+    one, so that it fails as it would alone)."""
+    rings = [ring for segment in segments for polygon in segment for ring in polygon]
+    try:
+        coords = np.asarray([point for ring in rings for point in ring], dtype=float)
+        if coords.ndim != 2 or coords.shape[1] != 2:
+            raise ValueError("not all points are x, y pairs")
+        built = shapely.linearrings(coords, indices=np.repeat(
+            np.arange(len(rings)), [len(ring) for ring in rings]))
+        polygon_of_ring = np.repeat(np.arange(sum(len(segment) for segment in segments)),
+                                    [len(polygon) for segment in segments for polygon in segment])
+        polygons = shapely.polygons(built, indices=polygon_of_ring)
+        segment_of_polygon = np.repeat(np.arange(len(segments)), [len(s) for s in segments])
+        result = np.empty(len(segments), dtype=object)
+        result[:] = shapely.multipolygons(polygons, indices=segment_of_polygon,
+                                          out=np.full(len(segments), _EMPTY, dtype=object))
+    except (ValueError, TypeError, shapely.errors.GEOSException):
+        result = np.empty(len(segments), dtype=object)
+        result[:] = [segment_geometry(segment) for segment in segments]
+    return result
+
+
+_EMPTY = MultiPolygon()
+
+
 def segment_json(geometry: BaseGeometry) -> MultiPolygonJson:
     """The areal part of a geometry as a Webis multipolygon (closed rings, as GEOS writes them)."""
     segment: MultiPolygonJson = []
@@ -44,6 +72,44 @@ def segment_json(geometry: BaseGeometry) -> MultiPolygonJson:
         rings = [polygon.exterior, *polygon.interiors]
         segment.append([[[x, y] for x, y in ring.coords] for ring in rings])
     return segment
+
+
+def segments_json(geometries: np.ndarray) -> list[MultiPolygonJson]:
+    """:func:`segment_json` of every geometry, in a few vectorised calls when all are polygons
+    or multipolygons (the same lists); one by one otherwise."""
+    kinds = shapely.get_type_id(geometries)
+    if not np.isin(kinds, _POLYGONAL).all():
+        return [segment_json(geometry) for geometry in geometries]
+    polygons, owner = shapely.get_parts(geometries, return_index=True)
+    keep = shapely.area(polygons) > 0  # polygonal_parts: no empty or flat polygons
+    polygons, owner = polygons[keep], owner[keep]
+    rings, ring_polygon = shapely.get_rings(polygons, return_index=True)  # exterior first
+    coords, coord_ring = shapely.get_coordinates(rings, return_index=True)
+    points = coords.tolist()
+    ring_ends = np.cumsum(np.bincount(coord_ring, minlength=len(rings))).tolist()
+    ring_lists = [points[start:end] for start, end in zip([0, *ring_ends[:-1]], ring_ends)]
+    polygon_ends = np.cumsum(np.bincount(ring_polygon, minlength=len(polygons))).tolist()
+    polygon_lists = [ring_lists[start:end]
+                     for start, end in zip([0, *polygon_ends[:-1]], polygon_ends)]
+    segment_ends = np.cumsum(np.bincount(owner, minlength=len(geometries))).tolist()
+    return [polygon_lists[start:end] for start, end in zip([0, *segment_ends[:-1]], segment_ends)]
+
+
+_POLYGONAL = (shapely.GeometryType.POLYGON, shapely.GeometryType.MULTIPOLYGON)
+
+
+def as_multipolygons(geometries: np.ndarray) -> np.ndarray:
+    """:func:`as_multipolygon` of every geometry, vectorised when all are polygons or
+    multipolygons (the same geometries); one by one otherwise."""
+    result = np.empty(len(geometries), dtype=object)
+    if not np.isin(shapely.get_type_id(geometries), _POLYGONAL).all():
+        result[:] = [as_multipolygon(geometry) for geometry in geometries]
+        return result
+    polygons, owner = shapely.get_parts(geometries, return_index=True)
+    keep = shapely.area(polygons) > 0
+    result[:] = shapely.multipolygons(polygons[keep], indices=owner[keep],
+                                      out=np.full(len(geometries), _EMPTY, dtype=object))
+    return result
 
 
 def polygonal_parts(geometry: BaseGeometry) -> list[Polygon]:

@@ -81,14 +81,16 @@ class NearPieces:
     A piece lies inside every geometry covering it, so inside the envelope of its *anchor*, the
     member with the smallest envelope. The pieces near geometry ``i`` are therefore among those
     anchored to the earlier geometries whose envelopes meet its own, which one query of a tree
-    of the input envelopes gives for every ``i`` at once. (Pieces that only touch the geometry
-    can meet it in a line at most, a piece of no area that flattening and fusion drop.)
+    of the input envelopes gives for every ``i`` at once, kept where the envelopes overlap with
+    some area. (Pieces that only touch the geometry can meet it in a line at most, a piece of no
+    area that flattening and fusion drop.)
     """
 
     def __init__(self, geometries: Sequence[BaseGeometry]) -> None:
         envelopes = shapely.envelope(np.asarray(geometries, dtype=object))
         later, earlier = shapely.STRtree(envelopes).query(envelopes)
-        keep = earlier < later
+        bounds = shapely.bounds(envelopes)
+        keep = (earlier < later) & _overlap_with_area(bounds[earlier], bounds[later])
         later, earlier = later[keep], earlier[keep]
         order = np.argsort(later, kind="stable")
         self._earlier = earlier[order]
@@ -99,17 +101,31 @@ class NearPieces:
 
     def __call__(self, i: int, geom: BaseGeometry, out: list[BaseGeometry],
                  members: list[list[int]]) -> list[int]:
+        if self._starts[i] == self._starts[i + 1]:
+            return []  # no earlier envelope overlaps its own (tiles that only touch)
         for k in range(self._seen, len(out)):  # the pieces made since the last call
             anchor = min(members[k], key=self._sizes.__getitem__)
             self._anchored.setdefault(anchor, []).append(k)
         self._seen = len(out)
-        near = [k for j in self._earlier[self._starts[i]:self._starts[i + 1]].tolist()
-                for k in self._anchored.get(j, ())]
+        near = {k for j in self._earlier[self._starts[i]:self._starts[i + 1]].tolist()
+                for k in self._anchored.get(j, ())}
         if not near:
             return []
-        ids = np.unique(np.asarray(near, dtype=int))
-        bounds = shapely.bounds(np.asarray([out[k] for k in ids], dtype=object))
-        left, bottom, right, top = shapely.bounds(geom)
-        overlaps = ((np.minimum(bounds[:, 2], right) > np.maximum(bounds[:, 0], left))
-                    & (np.minimum(bounds[:, 3], top) > np.maximum(bounds[:, 1], bottom)))
-        return ids[overlaps].tolist()
+        left, bottom, right, top = geom.bounds  # a few pieces: plain floats beat numpy here
+        overlapping = []
+        for k in sorted(near):
+            piece_left, piece_bottom, piece_right, piece_top = out[k].bounds  # NaN if empty
+            if (min(piece_right, right) > max(piece_left, left)
+                    and min(piece_top, top) > max(piece_bottom, bottom)):
+                overlapping.append(k)
+        return overlapping
+
+
+def _overlap_with_area(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Whether boxes (rows of left, bottom, right, top) overlap with some area, row by row.
+
+    A piece's envelope lies inside its anchor's: when the anchor's envelope meets a geometry's
+    without area, so does the piece's, and the pair is dropped at the start."""
+    return ((np.minimum(first[..., 2], second[..., 2]) > np.maximum(first[..., 0], second[..., 0]))
+            & (np.minimum(first[..., 3], second[..., 3]) > np.maximum(first[..., 1],
+                                                                    second[..., 1])))

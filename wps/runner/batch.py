@@ -289,8 +289,9 @@ def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
     concurrency = options.pages_per_browser
     if options.workers == 1:
         warm_up_once(pipeline)
-        with Browser(pipeline.capture_options, restart_every=options.restart_every,
-                     concurrency=concurrency) as browser:
+        # started by the first page that reaches capture: none when every page is refused
+        with closing(Browser(pipeline.capture_options, restart_every=options.restart_every,
+                             concurrency=concurrency)) as browser:
             if concurrency > 1:
                 yield from run_pages(queue.take, lambda: not queue.exhausted(), browser,
                                      concurrency, done=queue.finished)

@@ -115,6 +115,8 @@ def parse_segmentations(data: Any, source: str = "<memory>") -> WebisSegmentatio
 
 
 def _check_segment(segment: Any, where: str) -> None:
+    if _plainly_valid(segment):
+        return
     if not isinstance(segment, list):
         raise SchemaError(f"{where}: a segment must be a list of polygons")
     for polygon in segment:
@@ -200,10 +202,40 @@ def _clip_to_page(segment: Segment, width: float, height: float) -> MultiPolygon
     ]
 
 
+_PLAIN_NUMBERS = frozenset((int, float))
+
+
+def _plainly_valid(segment: Any) -> bool:
+    """The common case of :func:`_check_segment` checked in few steps (a file may hold
+    hundreds of thousands of segments); ``False`` sends the segment to the full check, which
+    finds what is wrong, if anything is."""
+    if type(segment) is not list:
+        return False
+    for polygon in segment:
+        if type(polygon) is not list or not polygon:
+            return False
+        for ring in polygon:
+            if type(ring) is not list or len(ring) < 4 or ring[0] != ring[-1] \
+                    or not all(type(point) is list and len(point) == 2 for point in ring):
+                return False
+            values = [value for point in ring for value in point]
+            if not _PLAIN_NUMBERS.issuperset(map(type, values)) \
+                    or not all(map(math.isfinite, values)):
+                return False
+    return True
+
+
 def integral_coordinates(value: Any) -> Any:
     """Nested lists with integral floats as ints: the Webis JSON writes ``10``, not ``10.0``."""
     if isinstance(value, list):
+        if value and type(value[0]) is list and value[0] and type(value[0][0]) in _PLAIN_NUMBERS:
+            return [[_integral(number) for number in point] if type(point) is list
+                    else _integral(point) for point in value]  # a ring: the bulk
         return [integral_coordinates(item) for item in value]
+    return _integral(value)
+
+
+def _integral(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    return value
+    return integral_coordinates(value) if isinstance(value, list) else value
