@@ -331,7 +331,7 @@ def warm_up(options: PipelineOptions) -> None:
     seconds of imports and the language model on a quiet machine, several times that on a
     loaded one): a batch worker calls it before its first page, so that page does not time out
     where the others would not."""
-    from . import output  # noqa: F401
+    from .output import write_page_outputs  # noqa: F401 - its imports (Pillow, Jinja2)
 
     for step in build_steps(options):
         step.warm_up()

@@ -98,6 +98,7 @@ def _quiet(options: PipelineOptions) -> PipelineOptions:
     if options.capture_options is not None:
         return options
     from ..capture import CaptureOptions
+    from ..segmenters import wants_screenshot
 
-    screenshot = options.build_segmenter().needs_screenshot
+    screenshot = wants_screenshot(options.build_segmenter())
     return replace(options, capture_options=CaptureOptions(screenshot=screenshot))

@@ -55,6 +55,7 @@ from ..files import prepare_output_folder, remove_stale_staging, write_text_atom
 from ..jsonsafe import load_nested
 from ..pipeline import PipelineOptions
 from ..report.batch import write_batch_report
+from ..segmenters import wants_screenshot
 from .folders import page_folder
 from .lock import output_lock
 from .merged import DONE_FOLDER, import_pyarrow, write_merged_segments
@@ -275,7 +276,7 @@ def _checked_pipeline(pipeline: PipelineOptions, images: bool = True) -> Pipelin
     if capture_options.user_agent is None:  # live sites are told who visits
         capture_options = replace(capture_options, user_agent=USER_AGENT)
     if (not images and not pipeline.embed_screenshot and capture_options.screenshot
-            and not pipeline.build_segmenter().needs_screenshot):
+            and not wants_screenshot(pipeline.build_segmenter())):
         capture_options = replace(capture_options, screenshot=False)
     return replace(pipeline, capture_options=capture_options).checked()
 

@@ -20,7 +20,8 @@ from ..errors import UnknownSegmenterError, UsageError
 from ..model import PageCapture, Segmentation
 from ..settings import check_like_default
 
-__all__ = ["Segmenter", "register_segmenter", "build_segmenter", "segmenter_names"]
+__all__ = ["Segmenter", "register_segmenter", "build_segmenter", "segmenter_names",
+           "wants_screenshot"]
 
 
 @runtime_checkable
@@ -35,6 +36,12 @@ class Segmenter(Protocol):
         batch takes one only for a segmenter that does."""
 
     def segment(self, page: PageCapture) -> Segmentation: ...
+
+
+def wants_screenshot(segmenter: Segmenter) -> bool:
+    """``segmenter.needs_screenshot``; a segmenter registered before the interface said so (a
+    user's plugin) gets the screenshot, as every segmenter but the DOM ones did then."""
+    return bool(getattr(segmenter, "needs_screenshot", True))
 
 
 _REGISTRY: dict[str, Callable[..., Segmenter]] = {}
