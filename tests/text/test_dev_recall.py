@@ -130,3 +130,21 @@ def test_a_table_page_whose_cells_pass_as_prose_keeps_nothing_at_a_low_threshold
     rules = dataclasses.replace(DecisionRules.from_config(None), min_page_prose_share=0.05,
                                 min_sentence_share=0.05)
     assert len(detector_text(decided(page, "detector", rules))) <= 200
+
+
+FIGURE_PAGES = {
+    "a college football report": "65ce3a4577a0306994efa190a0d96e84014f9d4257ad54753e807ede518f02c0",
+    "a car's specifications told in prose":
+        "3cb22bfabed8de715c0813a7bb5052363c96bd71ccce3bb2dfb3ab9d1d7a9bbc",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FIGURE_PAGES))
+def test_sentences_that_cite_figures_stay_within_an_article(request, tmp_path, kind):
+    """A statistics box ("35 users online: 2 registered and 33 guests") stands after the writing;
+    an article's sentences with scores and figures ("The Eagles led 14-7 at halftime before
+    scoring 24 points ...") stand within it and stay."""
+    page = article_page(FIGURE_PAGES[kind], request, tmp_path)
+    lines = sentence_lines(page.gold, 5)
+    assert len(lines) >= 10
+    assert kept_share(page, lines) >= 0.97

@@ -30,7 +30,8 @@ POST_CHROME = "post_chrome"
 PART_REASONS = {"quote": QUOTED, "chrome": POST_CHROME}
 """Pieces of posts (``extra[PART_KEY]``, :mod:`wps.posts`) dropped whatever their text."""
 STATISTICS = "statistics"
-"""Sentences that carry counts: a board's "who is online" and totals box (not in a post)."""
+"""Sentences that carry counts at the page's end: a board's "who is online" and totals box
+(not in a post; an article's sentences citing scores stand within the writing)."""
 SITE_NOTICE = "site_notice"
 """Copyright, "powered by" and version credits at the page's end."""
 TOO_LITTLE_PROSE = "too_little_prose"
@@ -191,21 +192,25 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
                 named = page_chrome(capture, post_list_chrome(capture, posts))
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
-        if segment.kept and not post and is_statistics(segment.main_text):
-            segment.extra["kind"] = "boilerplate"
-            _drop(segment, STATISTICS)
     _drop_end_notices(segments)
     return verdict
 
 
 def _drop_end_notices(segments: list[Segment]) -> None:
     """Drop the kept segments at the page's end (after its last other kept segment, in document
-    order) that are site notices."""
+    order) that are site notices or (posts aside) statistics boxes: a board's "who is online"
+    box and its software's credits stand after the writing; an article's sentences that cite
+    scores ("The Eagles led 14-7 at halftime ...") stand within it."""
     for segment in sorted((s for s in segments if s.kept), key=_first_node, reverse=True):
-        if not is_notice(segment.main_text or segment.text):
+        text = segment.main_text or segment.text
+        if is_notice(text):
+            reason = SITE_NOTICE
+        elif segment.extra.get(PART_KEY) != "body" and is_statistics(text):
+            reason = STATISTICS
+        else:
             return
         segment.extra["kind"] = "boilerplate"
-        _drop(segment, SITE_NOTICE)
+        _drop(segment, reason)
 
 
 def _first_node(segment: Segment) -> int:
