@@ -63,9 +63,13 @@ WORDS_PER_SEPARATOR = 6
 _LIST_SEPARATORS = regex.compile(r"[,;·/|、，]")
 _UNENDED = regex.compile(r"[\p{L}\p{M}][\p{Pe}\p{Pf}\"']*:?\s*$")
 
-_ASCII_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"')\]])\s+|(?<=[.!?][\"')\]]{2})\s+"
-                          r"|(?<=[.!?][\"')\]]{3})\s+|\n")
-""":data:`_BREAK` for ASCII text, with the standard ``re`` (several times faster)."""
+_CLOSER = f"[{re.escape(CLOSERS)}]"
+_PLAIN_BREAK = re.compile("|".join(rf"(?<=[.!?…]{_CLOSER * n})\s+" for n in range(4)) + r"|\n")
+""":data:`_BREAK` for text whose only terminals are ``. ! ? …`` (up to three closers after one),
+with the standard ``re``: several times faster than ``regex``'s set operations and lookbehinds
+of any length, and most text, in any script, ends its sentences so."""
+_OTHER_TERMINAL = regex.compile(r"(?V1)[\p{Sentence_Terminal}--[\x00-\x7f]]")
+"""A terminal of another script (``。 । ؟``): such text needs :data:`_BREAK`."""
 
 
 def sentence_share(text: str) -> float:
@@ -78,7 +82,8 @@ def sentence_share(text: str) -> float:
     """
     if not text:
         return 0.0
-    pieces = (_ASCII_BREAK if text.isascii() else _BREAK).split(text)
+    plain = text.isascii() or _OTHER_TERMINAL.search(text) is None
+    pieces = (_PLAIN_BREAK if plain else _BREAK).split(text)
     long = sum(len(piece) for piece in pieces if is_sentence(piece))
     return round(long / len(text), 2)
 
