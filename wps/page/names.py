@@ -84,6 +84,7 @@ def names_chrome(attrs: dict[str, str], tag: str = "",
     return name_weight(classes, element_id, tag, negative) < 0
 
 
+@lru_cache(maxsize=8192)
 def _may_hold(names: str, words: frozenset[str]) -> bool:
     """Whether one of ``words`` (letters only) is in ``names``' letters, lower case: a token or
     a squeezed class that is one of them always is, so most names are settled without being

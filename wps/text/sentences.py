@@ -41,6 +41,9 @@ _UNSPACED = {script: regex.compile(rf"(?V1)[\p{{{script}}}--\p{{M}}]")
 _ANY_UNSPACED = regex.compile(
     "(?V1)[" + "".join(rf"\p{{{script}}}" for script in SCRIPT_RATIOS) + "]")
 _UNSPACED_RUN = regex.compile(_ANY_UNSPACED.pattern + "+")
+FIRST_UNSPACED = "\u0e00"
+"""No letter of a script in :data:`SCRIPT_RATIOS` comes before Thai's block: text below it (the
+Latin, Greek, Cyrillic, Arabic, Hebrew and Indic scripts) is counted by its spaces at once."""
 SPACE_ENDED = ("Thai", "Lao")
 """Scripts that end a sentence with a space and no punctuation (Khmer and Burmese have their
 terminals ``។ ။``, which are Sentence_Terminal characters)."""
@@ -149,7 +152,7 @@ def word_count(text: str) -> int:
     >>> word_count("Crème brûlée"), word_count("這次介紹的是阿茲特克劇情"), word_count("สวัสดีครับ")
     (2, 6, 2)
     """
-    if not _ANY_UNSPACED.search(text):
+    if not text or max(text) < FIRST_UNSPACED or not _ANY_UNSPACED.search(text):
         return len(text.split())
     return len(_UNSPACED_RUN.sub(" ", text).split()) + round(unspaced_words(text))
 
