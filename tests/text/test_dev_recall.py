@@ -148,3 +148,17 @@ def test_sentences_that_cite_figures_stay_within_an_article(request, tmp_path, k
     lines = sentence_lines(page.gold, 5)
     assert len(lines) >= 10
     assert kept_share(page, lines) >= 0.97
+
+
+def test_figures_in_parentheses_are_prose_not_code(request, tmp_path):
+    """dfd43bc0d46e: "native ad units (38%), followed by in-feed units (30%), ..." is a
+    sentence; its parentheses and percent signs are prose's marks, not a program's symbols."""
+    from wps.text.code import looks_like_code
+
+    page = article_page("dfd43bc0d46e7aaa78ba10fbcb5b9fdfe78771d36cb4c7497e17fb6f69170ec5",
+                        request, tmp_path)
+    lines = [line for line in page.gold.splitlines() if "%)" in line]
+    assert lines
+    assert not any(looks_like_code(line) for line in lines)
+    assert kept_share(page, lines) == 1.0
+    assert looks_like_code("rate = (hits % size) * 100; print(f'{rate}%')")
