@@ -91,10 +91,10 @@ Command, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, wps {commit}:
 The 40 pages of `../shared/nonarticle-dev`, rendered by `scripts/benchmark_nonarticle.py`
 (captures reused), segmented by dom-cohesion, main text and filters with the packaged defaults;
 then the decision step (`wps/decide`). `check.py` of the data set scores the outputs.
-**Held-out**: pages split into {args.folds} folds stratified by page type; for each fold the
-thresholds (every combination of {GRID}) are chosen on the other folds (prose recall minus leak
-rate minus kept characters on index/login/table pages / 50,000) and applied to the fold's own
-pages. Chosen per fold: {chosen}. The packaged defaults are the values most folds chose; their row
+**Held-out**: pages split into {args.folds} folds grouped by site (no site on both sides); for
+each fold the thresholds (every combination of {GRID}) are chosen on the other folds (prose
+recall minus leak rate minus kept characters on index/login/table pages / 50,000) and applied to
+the fold's own pages. Chosen per fold: {chosen}. The packaged defaults are the values most folds chose; their row
 is in-sample and only for reference.
 
 {table}

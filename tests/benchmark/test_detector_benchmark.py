@@ -51,3 +51,17 @@ def test_an_unknown_set_is_a_usage_error(tmp_path):
                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert done.returncode != 0 and "unknown" in done.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_the_decision_tuning_folds_never_split_a_site():
+    """scripts/tune_prose_decision.py chose thresholds on folds by page type, which put one
+    shop's pages on both sides of a fold; its folds are by site, as the benchmark's."""
+    from wps.decide.tuning import DevPage, site_folds
+
+    names = ["www.mindfactory.de-2", "www.mindfactory.de-3", "www.mindfactory.de-4",
+             "forums.mtbr.com-0", "forums.mtbr.com-1", "berkeley.edu-0", "toptal.com.python"]
+    pages = [DevPage(name, "index", None, []) for name in names]
+    folds = site_folds(pages, 3)
+    assert sorted(name for fold in folds for name in fold) == sorted(names)
+    for site in ("www.mindfactory.de", "forums.mtbr.com"):
+        assert sum(any(n.startswith(site) for n in fold) for fold in folds) == 1

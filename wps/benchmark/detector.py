@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..decide.step import DecisionRules, decide_segments
+from ..decide.tuning import group_folds, nonarticle_site
 from ..model import TEXT_TAG, PageCapture, Segment
 from .article_data import page_counts, score_predictions
 
@@ -58,29 +59,9 @@ def readability_site(name: str) -> str:
     return re.sub(r"-\d+$", "", name)
 
 
-def nonarticle_site(name: str) -> str:
-    """The host part of a nonarticle-dev name: ``www.mindfactory.de-2`` → ``www.mindfactory.de``;
-    the trafilatura pages (``toptal.com.python``) are one page per host, their whole name."""
-    return re.sub(r"-\d+$", "", name)
-
-
 def article_site(name: str) -> str:
     """The article benchmark has one page per site (mostly): each page is its own group."""
     return name
-
-
-def group_folds(names: Iterable[str], group_of: Callable[[str], str], k: int) -> list[set[str]]:
-    """``k`` folds of ``names``, no group split across folds: groups by size (largest first),
-    each into the fold with the fewest pages so far, as scikit-learn's ``GroupKFold`` deals them
-    (no scikit-learn needed)."""
-    groups: dict[str, list[str]] = {}
-    for name in sorted(names):
-        groups.setdefault(group_of(name), []).append(name)
-    k = max(1, min(k, len(groups)))
-    folds: list[set[str]] = [set() for _ in range(k)]
-    for _, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
-        min(folds, key=len).update(members)
-    return folds
 
 
 @dataclass(slots=True)

@@ -72,13 +72,13 @@ def form_nodes(capture: PageCapture) -> np.ndarray:
     words = subtree_words(capture)
     controls = subtree_totals(capture, np.array([node.tag in FORM_CONTROL_TAGS
                                                  for node in capture.nodes], dtype=np.int64))
-    inside = np.zeros(len(capture.nodes), dtype=bool)
+    inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
     for node in capture.nodes:
         parent_inside = node.parent is not None and inside[node.parent]
         inside[node.id] = parent_inside or node.tag in FORM_TEXT_TAGS or (
             node.tag == "FORM"
             and words[node.id] <= MAX_WORDS_PER_CONTROL * max(controls[node.id], 1))
-    return inside
+    return np.array(inside, dtype=bool)
 
 
 def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) -> SegmentFeatures:

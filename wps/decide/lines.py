@@ -96,10 +96,11 @@ class PageChrome:
 
 def page_chrome(capture: PageCapture, marked: np.ndarray | None = None) -> PageChrome:
     """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first."""
-    heading = np.zeros(len(capture.nodes), dtype=bool)
+    inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
     for node in capture.nodes:
-        heading[node.id] = ((node.parent is not None and heading[node.parent])
-                            or node.tag in HEADING_TAGS)
+        inside[node.id] = ((node.parent is not None and inside[node.parent])
+                           or node.tag in HEADING_TAGS)
+    heading = np.array(inside, dtype=bool)
     if marked is None:
         marked = np.zeros(len(capture.nodes), dtype=bool)
     return PageChrome(heading, marked, chrome_owners(capture, NEGATIVE_NAMES))

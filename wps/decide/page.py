@@ -3,12 +3,12 @@
 
 The seed's page rules (``[filters.page]``) judge the page's main text by length and block sizes
 and call half of all real articles non-articles. This verdict weighs what the segments are: the
-share of the page's text that the decision found to be prose. On a page that is mostly not prose,
-the little prose there is more often interface text written as a sentence ("If you forgot your
-password, enter your e-mail address below.") than writing, so there a segment must pass a
-stricter test: more of it in sentences, and more words. A page built around a password box is an
-interface whatever its share of prose: the shop's description and legal notes under a login form
-are boilerplate, not writing.
+share of the page's text in the sentences of the segments the decision found to be prose. On a
+page that is mostly not prose, the little prose there is more often interface text written as a
+sentence ("If you forgot your password, enter your e-mail address below.") than writing, so
+there a segment must pass a stricter test: more of it in sentences, and more words. A page built
+around a password box is an interface whatever its share of prose: the shop's description and
+legal notes under a login form are boilerplate, not writing.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ NON_ARTICLE_PAGE = "non_article_page"
 class PageVerdict:
     kind: str
     prose_share: float
-    """Share of the page's segment text in segments judged prose."""
+    """Share of the page's segment text in the sentences of segments judged prose."""
     reasons: list[str] = field(default_factory=list)
 
     @property

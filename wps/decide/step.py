@@ -30,7 +30,8 @@ POST_CHROME = "post_chrome"
 PART_REASONS = {"quote": QUOTED, "chrome": POST_CHROME}
 """Pieces of posts (``extra[PART_KEY]``, :mod:`wps.posts`) dropped whatever their text."""
 STATISTICS = "statistics"
-"""Sentences that carry counts: a board's "who is online" and totals box (not in a post)."""
+"""Sentences that carry counts at the page's end: a board's "who is online" and totals box
+(not in a post; an article's sentences citing scores stand within the writing)."""
 SITE_NOTICE = "site_notice"
 """Copyright, "powered by" and version credits at the page's end."""
 TOO_LITTLE_PROSE = "too_little_prose"
@@ -129,9 +130,11 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
                     posts: PostStructure | None = None) -> PageVerdict:
     """Name and decide every segment, and judge the page; returns the page verdict.
 
-    The verdict is taken on the plain prose test. On an article page (threads included) a
-    post's body needs only one line of prose; on a non-article page posts need the plain test
-    and other segments the strict one; on a login page only posts are kept. ``posts``: the
+    The verdict is taken on the plain prose test, weighed by sentences (:func:`_sentence_chars`).
+    On an article page (threads included) a post's body needs only one line of prose, and a
+    segment whose chosen main text has prose lines stays; on a non-article page posts need the
+    plain test and other segments the strict one (their own text, or their main text alone); on
+    a login page only posts are kept. ``posts``: the
     page's records, when the posts step found them (else found here if a line needs them).
     """
     facts = PageFacts.of(capture)
@@ -149,7 +152,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             _drop(segment, PART_REASONS[part])
             continue
         plain = rules.is_prose(features)
-        prose_chars += len(segment.text) if plain else 0
+        prose_chars += _sentence_chars(segment, features, plain, rules)
         pending.append((segment, features, plain))
     named = None  # computed once, for the first kept segment
     login = None if has_posts else login_form_node(capture)
@@ -162,11 +165,13 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         post = segment.extra.get(PART_KEY) == "body"
         if verdict.is_article:
             prose = (rules.is_post_prose(features, segment.text) if post
-                     else plain or _main_text_prose(segment, rules))
+                     else plain or _main_text_prose(segment, features, rules)
+                     or _chosen_lines_prose(segment, features, rules))
         elif verdict.is_login:
             prose = plain and post
         else:
-            prose = plain and (post or rules.is_strict_prose(features))
+            prose = ((plain and (post or rules.is_strict_prose(features)))
+                     or (not post and _main_text_prose(segment, features, rules)))
         segment.extra["kind"] = segment_kind(features, prose)
         if not prose:
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
@@ -187,21 +192,25 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
                 named = page_chrome(capture, post_list_chrome(capture, posts))
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
-        if segment.kept and not post and is_statistics(segment.main_text):
-            segment.extra["kind"] = "boilerplate"
-            _drop(segment, STATISTICS)
     _drop_end_notices(segments)
     return verdict
 
 
 def _drop_end_notices(segments: list[Segment]) -> None:
     """Drop the kept segments at the page's end (after its last other kept segment, in document
-    order) that are site notices."""
+    order) that are site notices or (posts aside) statistics boxes: a board's "who is online"
+    box and its software's credits stand after the writing; an article's sentences that cite
+    scores ("The Eagles led 14-7 at halftime ...") stand within it."""
     for segment in sorted((s for s in segments if s.kept), key=_first_node, reverse=True):
-        if not is_notice(segment.main_text or segment.text):
+        text = segment.main_text or segment.text
+        if is_notice(text):
+            reason = SITE_NOTICE
+        elif segment.extra.get(PART_KEY) != "body" and is_statistics(text):
+            reason = STATISTICS
+        else:
             return
         segment.extra["kind"] = "boilerplate"
-        _drop(segment, SITE_NOTICE)
+        _drop(segment, reason)
 
 
 def _first_node(segment: Segment) -> int:
@@ -242,13 +251,50 @@ def _bordering_sentence(line: str) -> bool:
     return ends_sentence(line) and sentence_share(line) >= BORDERING_SENTENCE_SHARE
 
 
-def _main_text_prose(segment: Segment, rules: DecisionRules) -> bool:
+def _main_text_prose(segment: Segment, features: SegmentFeatures,
+                     rules: DecisionRules) -> bool:
     """The main text the filters kept is itself prose, mostly sentences and long enough, though
     the segment around it is mostly links (an article the segmenter joined with a list of
-    headlines): on an article page it stays, and line trimming cuts the link lines. (Not counted
-    for the page verdict: counting it kept a login page's rules text on nonarticle-dev.)"""
-    return (segment.kept and word_count(segment.main_text) >= rules.strict_min_words
+    headlines): it stays, on a page of any verdict but a login page (its main text passes the
+    strict test a non-article page sets: mostly sentences, ``strict_min_words``), and line
+    trimming cuts the link lines. A page verdict never drops the article a menu was joined with.
+    A listing (a board index's one-line descriptions are sentences too) or a form (a password
+    reset box's instructions) is not an article."""
+    return (segment.kept and not features.listing_records
+            and features.form_share < rules.max_form_share
+            and word_count(segment.main_text) >= rules.strict_min_words
             and sentence_share(segment.main_text) >= rules.rescue_sentence_share)
+
+
+def _chosen_lines_prose(segment: Segment, features: SegmentFeatures,
+                        rules: DecisionRules) -> bool:
+    """The main text the filters chose (no filter reason against the segment) holds prose lines
+    by their own text (:func:`is_prose_line`, ``min_words`` words in all), and the segment is
+    not links, a listing or a form: on an article page it stays, and line trimming then judges each line.
+    An article body that the segmenter cut into short paragraphs ("The mean is ~4.33.", "This
+    is the park where the air smells of fall~") has no 8-word sentence per segment, so the
+    share of sentences a whole block needs would drop it sentence by sentence."""
+    if (not segment.kept or segment.reasons or features.listing_records
+            or features.link_share >= rules.max_link_share
+            or features.form_share >= rules.max_form_share):
+        return False
+    return sum(word_count(line) for line in segment.main_text.splitlines()
+               if is_prose_line(line)) >= rules.min_words
+
+
+def _sentence_chars(segment: Segment, features: SegmentFeatures, plain: bool,
+                    rules: DecisionRules) -> float:
+    """What a segment adds to the page's prose for the verdict: the characters of its text in
+    sentences when it is prose, of its main text when that alone is prose
+    (:func:`_main_text_prose`), else none. Weighing by sentences, not whole segments, keeps a
+    table's or an index's cells that pass as prose (one line of five words) from making it an
+    article: the verdict's margin between the kinds of page is wide, so no one threshold a fold
+    picks decides it."""
+    if plain:
+        return features.sentence_share * len(segment.text)
+    if _main_text_prose(segment, features, rules):
+        return sentence_share(segment.main_text) * len(segment.main_text)
+    return 0.0
 
 
 def _rescuable(segment: Segment, post: bool) -> bool:

@@ -2,23 +2,25 @@
 they give on pages they were not chosen on.
 
 The pages are ``../shared/nonarticle-dev`` (labels and scorer ``check.py`` stay there). Pages
-are split into folds stratified by page type; for each fold, every candidate value is scored on
-the other folds' pages and the best one decides the fold's own pages; ``check.py`` then scores
-all folds' outputs together: held-out figures.
+are split into folds grouped by site (:func:`group_folds`: no site's pages on both sides, so a
+threshold is judged on sites it was not chosen on); for each fold, every candidate value is
+scored on the other folds' pages and the best one decides the fold's own pages; ``check.py``
+then scores all folds' outputs together: held-out figures.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..model import PageCapture, Segment
-
 from .step import DecisionRules, decide_segments
 
 NO_PROSE_TYPES = ("index", "login", "table")
@@ -48,12 +50,29 @@ def load_pages(data: Path, captures: Path, steps: list[Any]) -> list[DevPage]:
     return pages
 
 
-def folds_by_type(pages: list[DevPage], k: int) -> list[set[str]]:
-    """``k`` folds of page names, each page type spread over the folds."""
+def nonarticle_site(name: str) -> str:
+    """The host part of a nonarticle-dev name: ``www.mindfactory.de-2`` → ``www.mindfactory.de``;
+    the trafilatura pages (``toptal.com.python``) are one page per host, their whole name."""
+    return re.sub(r"-\d+$", "", name)
+
+
+def group_folds(names: Iterable[str], group_of: Callable[[str], str], k: int) -> list[set[str]]:
+    """``k`` folds of ``names``, no group split across folds: groups by size (largest first),
+    each into the fold with the fewest pages so far, as scikit-learn's ``GroupKFold`` deals them
+    (no scikit-learn needed)."""
+    groups: dict[str, list[str]] = {}
+    for name in sorted(names):
+        groups.setdefault(group_of(name), []).append(name)
+    k = max(1, min(k, len(groups)))
     folds: list[set[str]] = [set() for _ in range(k)]
-    for index, page in enumerate(sorted(pages, key=lambda page: (page.type, page.name))):
-        folds[index % k].add(page.name)
+    for _, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        min(folds, key=len).update(members)
     return folds
+
+
+def site_folds(pages: list[DevPage], k: int) -> list[set[str]]:
+    """``k`` folds of the pages' names, each site's pages in one fold."""
+    return group_folds((page.name for page in pages), nonarticle_site, k)
 
 
 def write_decided(pages: Iterable[DevPage], rules: DecisionRules | None, out: Path) -> None:
@@ -109,7 +128,7 @@ def cross_validate(data: Path, pages: list[DevPage], candidates: list[DecisionRu
         scores.append(json.loads(_run_check(data, out).read_text(encoding="utf-8"))["pages"])
     held_out = work / "held-out"
     chosen = []
-    for fold in folds_by_type(pages, folds):
+    for fold in site_folds(pages, folds):
         train = {page.name for page in pages} - fold
         best = max(range(len(candidates)), key=lambda i: objective(_sum(scores[i], train)))
         chosen.append(candidates[best])

@@ -31,6 +31,7 @@ POSITIVE_TAGS = frozenset({"ARTICLE", "MAIN", "BODY"})
 
 _TOKEN = re.compile(r"[a-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_NOT_LETTERS = re.compile(r"[^a-z]+")
 
 
 @lru_cache(maxsize=8192)
@@ -77,8 +78,19 @@ def _squeezed(name: str) -> str:
 def names_chrome(attrs: dict[str, str], tag: str = "",
                  negative: frozenset[str] = NEGATIVE_NAMES) -> bool:
     """Whether an element's class and id name it as chrome (weighed, :func:`name_weight`)."""
-    return bool(attrs) and name_weight(attrs.get("class", ""), attrs.get("id", ""), tag,
-                                       negative) < 0
+    classes, element_id = attrs.get("class", ""), attrs.get("id", "")
+    if not (classes or element_id) or not _may_hold(f"{classes} {element_id}", negative):
+        return False
+    return name_weight(classes, element_id, tag, negative) < 0
+
+
+@lru_cache(maxsize=8192)
+def _may_hold(names: str, words: frozenset[str]) -> bool:
+    """Whether one of ``words`` (letters only) is in ``names``' letters, lower case: a token or
+    a squeezed class that is one of them always is, so most names are settled without being
+    split into tokens."""
+    letters = _NOT_LETTERS.sub("", names.lower())
+    return any(word in letters for word in words)
 
 
 def chrome_owners(capture: PageCapture,

@@ -88,6 +88,7 @@ write one.") when it has this few words; more are posts the names did not reveal
 _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DIGITS = re.compile(r"\d+")
+_NOT_LETTERS = re.compile(r"[^a-z]+")
 
 
 @dataclass(slots=True)
@@ -250,6 +251,9 @@ def is_post_list(attrs: dict[str, str]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _is_post_list(classes: str, element_id: str) -> bool:
+    letters = _NOT_LETTERS.sub("", f"{classes}{element_id}".lower())
+    if not any(word in letters for word in RECORD_WORDS):
+        return False  # most names: no record word anywhere, so no need to split them
     for name in (*classes.split(), element_id):
         words = class_words(name)
         for word, following in zip(words, [*words[1:], ""]):
@@ -267,20 +271,22 @@ def post_list_chrome(page: PageCapture, posts: PostStructure) -> np.ndarray:
     :data:`MAX_EMPTY_LIST_WORDS` words or less than the posts found in them (more is posts
     that were not found, not the list's chrome)."""
     nodes = page.nodes
-    holder = np.full(len(nodes), -1, dtype=np.int64)  # innermost list of posts around a node
+    holder = [-1] * len(nodes)  # innermost list of posts around a node (a list: fast per node)
     for node in nodes:  # parents come before their children
-        above = int(holder[node.parent]) if node.parent is not None else -1
-        holder[node.id] = node.id if node.attrs and is_post_list(node.attrs) else above
+        above = holder[node.parent] if node.parent is not None else -1
+        named = "class" in node.attrs or "id" in node.attrs
+        holder[node.id] = node.id if named and is_post_list(node.attrs) else above
     outside = posts.record_of < 0
+    loose = outside.tolist()
     loose_words: dict[int, int] = defaultdict(int)
     post_words: dict[int, int] = defaultdict(int)
     for node in nodes:
         if node.is_text and holder[node.id] >= 0:
-            words = post_words if not outside[node.id] else loose_words
-            words[int(holder[node.id])] += len(node.text.split())
+            words = loose_words if loose[node.id] else post_words
+            words[holder[node.id]] += len(node.text.split())
     chrome_lists = {held for held, words in loose_words.items()
                     if words <= max(MAX_EMPTY_LIST_WORDS, post_words[held])}
-    return outside & np.isin(holder, list(chrome_lists))
+    return outside & np.isin(np.array(holder, dtype=np.int64), list(chrome_lists))
 
 
 def _drop_single_parts(page: PageCapture, key_of: dict[int, tuple[str, str]]) -> list[int]:

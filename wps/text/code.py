@@ -16,6 +16,9 @@ _IDENTIFIER = regex.compile(
     r"^(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*|"
     r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|[A-Za-z_][\w.]*\(.*)$")
 """A token that names something in a program: ``snake_case``, ``camelCase``, ``a.b``, ``f(``."""
+_PROSE_MARKS = regex.compile(r"(?<!\S)\(([^(){}\[\];=<>]*)\)|(?<=\d)%")
+"""A parenthesis opened after a space around words ("units (38%)") and a percent sign after a
+number: prose's own marks, which a program writes otherwise (``f(x)``, ``a % b``)."""
 MIN_CODE_SYMBOL_SHARE = 0.04
 MIN_CODE_IDENTIFIER_SHARE = 0.15
 MIN_PROSE_SENTENCE_SHARE = 0.5
@@ -46,7 +49,7 @@ def looks_like_code(text: str) -> bool:
     chars = len(text.replace(" ", "").replace("\n", ""))
     if not chars:
         return False
-    symbol_count = sum(ch in SYMBOLS for ch in text)
+    symbol_count = sum(ch in SYMBOLS for ch in _PROSE_MARKS.sub(r"\1", text))
     symbols = symbol_count / chars if symbol_count >= MIN_EVIDENCE else 0.0
     words = text.split()
     identifier_count = sum(1 for word in words if _maybe_identifier(word)
