@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wps.benchmark.detector import (group_folds, nonarticle_site, readability_site,
-                                    without_headings)
+from wps.benchmark.detector import (detector_text, group_folds, nonarticle_site,
+                                    readability_site, without_headings)
 from wps.benchmark.detector_run import capture_index
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,6 +43,21 @@ def test_headings_are_set_aside_from_the_reference():
     gold = "Rye on Saturdays\nNeighbours bake rye together.\nEarly mornings\nThe oven is hot."
     assert without_headings(gold, frozenset({"RyeonSaturdays", "Earlymornings"})) == \
         "Neighbours bake rye together.\nThe oven is hot."
+
+
+def test_posts_can_be_set_aside_from_the_detector_text():
+    from wps.model import Segment
+    from wps.posts import RECORD_KEY
+
+    article = Segment.from_box("article", (0, 0, 10, 10))
+    comment = Segment.from_box("comment", (0, 10, 10, 20))
+    dropped = Segment.from_box("menu", (0, 20, 10, 30))
+    article.main_text, comment.main_text, dropped.main_text = "Body.", "A reader's view.", "Home"
+    comment.extra[RECORD_KEY] = "/html/body/div[2]"
+    dropped.kept = False
+    segments = [article, comment, dropped]
+    assert detector_text(segments) == "Body.\nA reader's view."
+    assert detector_text(segments, posts_aside=True) == "Body."
 
 
 def test_an_unknown_set_is_a_usage_error(tmp_path):

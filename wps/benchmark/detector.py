@@ -28,6 +28,7 @@ from typing import Any
 from ..decide.step import DecisionRules, decide_segments
 from ..decide.tuning import group_folds, nonarticle_site
 from ..model import TEXT_TAG, PageCapture, Segment
+from ..posts import RECORD_KEY
 from .article_data import page_counts, score_predictions
 
 __all__ = [
@@ -112,11 +113,14 @@ def prepare_pages(pages: list[DevPage], configs: dict[str, dict[str, Any]],
             page.before.clear()
 
 
-def detector_text(segments: list[Segment]) -> str:
+def detector_text(segments: list[Segment], posts_aside: bool = False) -> str:
     """The detector's input: the kept segments' ``main_text`` (``text`` where it is empty), in
-    file order (what ``wps/detect/jsonl.py`` scores)."""
+    file order (what ``wps/detect/jsonl.py`` scores). ``posts_aside``: without the pieces of
+    posts (comments, answers), which the detector keeps by design and an article reference
+    leaves out."""
     return "\n".join(segment.main_text if segment.main_text.strip() else segment.text
-                     for segment in segments if segment.kept)
+                     for segment in segments
+                     if segment.kept and not (posts_aside and RECORD_KEY in segment.extra))
 
 
 def decided(page: DevPage, profile: str, rules: DecisionRules | None) -> list[Segment]:
@@ -220,10 +224,21 @@ def cross_validate_reference(dev: DevSet, base: DecisionRules, k: int = FOLDS) -
                     for page in dev.pages},
         "trafilatura": {page.name: _trafilatura(page.html) for page in dev.pages},
     }
+    posts_aside = {
+        "detector (held out)": {page.name: detector_text(decided(
+            page, "detector", candidates[choice[page.name]]), posts_aside=True)
+            for page in dev.pages},
+        "detector (packaged defaults)": {page.name: detector_text(
+            decided(page, "detector", base), posts_aside=True) for page in dev.pages},
+    }
     result: dict[str, Any] = {"folds": k, "chosen": [_fields(candidates[i]) for i in chosen]}
     for label, row in rows.items():
         result[label] = reference_scores(dev.pages, row)
         result[label]["body_recall"] = body_recall(dev.pages, row)
+        if label in posts_aside:
+            aside = reference_scores(dev.pages, posts_aside[label])
+            result[label]["posts_aside"] = {key: aside[key] for key in
+                                            ("precision", "recall", "f1", "under_half")}
     return result
 
 

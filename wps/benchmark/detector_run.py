@@ -176,8 +176,8 @@ def render_markdown(results: Path) -> str:
             lines += [("| run | rows | prose kept | leaks | posts alone | kept chars on "
                        "index/login/table pages |"), "|---|---|---|---|---|---|"]
         else:
-            lines += ["| run | rows | P | R | F1 | pages under 0.5 | recall, headings aside |",
-                      "|---|---|---|---|---|---|---|"]
+            lines += [("| run | rows | P | R | F1 | pages under 0.5 | recall, headings aside "
+                       "| P / F1, posts aside |"), "|---|---|---|---|---|---|---|---|"]
         for run in present:
             scores = run["sets"][set_name]
             for row in ("detector (held out)", "detector (packaged defaults)", "article",
@@ -190,7 +190,8 @@ def render_markdown(results: Path) -> str:
             under = scores.get("detector (held out)", {}).get("under_half")
             lines.append(f"- {run['label']} ({run['date']}, wps {run['commit']}): thresholds "
                          f"chosen per fold: {_choices(scores['chosen'])}"
-                         + (f"; detector pages under 0.5: {', '.join(n[:12] for n in under) or 'none'}"
+                         + (f"; detector pages under 0.5: "
+                            f"{', '.join(n[:12] for n in under) or 'none'}"
                             if under is not None else "")
                          + (f"; failed pages: {scores['failed']}" if scores.get("failed")
                             else ""))
@@ -214,8 +215,10 @@ def _row(run: dict[str, Any], row: str, s: dict[str, Any], set_name: str) -> str
         return (f"| {run['label']} | {row} | {s['prose_found']}/{s['prose']} | "
                 f"{s['leaks']}/{s['not_prose']} | {s.get('posts_alone', 0)}/{s['posts']} | "
                 f"{s['kept_chars_nonarticle']} |")
+    aside = s.get("posts_aside")  # runs before it was measured have none
+    aside_cell = f"{aside['precision']:.3f} / {aside['f1']:.3f}" if aside else "–"
     return (f"| {run['label']} | {row} | {s['precision']:.3f} | {s['recall']:.3f} | "
-            f"{s['f1']:.3f} | {len(s['under_half'])} | {s['body_recall']:.3f} |")
+            f"{s['f1']:.3f} | {len(s['under_half'])} | {s['body_recall']:.3f} | {aside_cell} |")
 
 
 HEADER = """# The detector's input on the public dev sets (held out by site)
@@ -231,7 +234,9 @@ benchmark row is in-sample) and trafilatura's default extraction of the same pag
 
 readability-dev and the article benchmark: macro precision, recall and F1 of 4-gram shingles
 against the reference (the metric of `readability-dev/score.py`), pages with F1 under 0.5, and
-recall against the reference with the lines that are the page's headings aside.
+recall against the reference with the lines that are the page's headings aside; for the
+detector rows also precision and F1 with the pieces of posts aside (comments and answers, which
+the detector keeps by design, each on its own, and an article's reference text leaves out).
 nonarticle-dev: its `check.py` (prose strings kept, non-prose strings leaked, posts whole in a
 kept segment holding no other post, kept characters on index/login/table pages); trafilatura's
 text counts as one kept segment per page.
