@@ -31,7 +31,9 @@ def test_stalled_page_is_captured_as_rendered_and_marked(page_server, browser, q
     url = page_server.url("/incomplete-stall")
     started = time.monotonic()
     capture = browser.capture(url, quick(timeout_s=4.0, screenshot=False))
-    assert time.monotonic() - started < 4.5
+    # within the deadline and the grace a loaded machine needs, well before the stream's end
+    # at 12 s (4.5 s failed at load 15 with 5.0 s)
+    assert time.monotonic() - started < 4.0 + 3.0
     assert capture.incomplete
     assert any("first paragraph arrived" in node.text for node in capture.nodes)
     capture.save(tmp_path / "capture")

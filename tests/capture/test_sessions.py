@@ -19,6 +19,9 @@ READER = """<!doctype html><link rel="stylesheet" href="/cached.css">
     cookie: document.cookie, local: localStorage.getItem("k"),
     session: sessionStorage.getItem("k"), name: window.name});
 </script>"""
+ROOMY_S = 30.0
+"""A deadline for the pages whose state is checked: the test is about isolation, not speed (10 s
+ran out at load 15)."""
 UNTOUCHED = {"cookie": "", "local": None, "session": None, "name": ""}
 
 WRITER = """<!doctype html><link rel="stylesheet" href="/cached.css"><p>writer</p><script>
@@ -90,10 +93,13 @@ def test_pages_of_one_site_share_a_session_but_no_state(web_browser, quick, page
     site_b = f"http://127.0.0.2:{other_host_server.port}"
     serve(page_server, site_b)
     serve(other_host_server, page_server.url(""))
-    browser.capture(page_server.url("/writer"), quick(screenshot=False, settle_s=0.5))
+    browser.capture(page_server.url("/writer"), quick(screenshot=False, settle_s=0.5,
+                                                       timeout_s=ROOMY_S))
     assert other_host_server.requests.count("/popup") == 1  # site B's popup did run
-    same_site = browser.capture(page_server.url("/reader"), quick(screenshot=False))
-    other_site = browser.capture(other_host_server.url("/reader"), quick(screenshot=False))
+    same_site = browser.capture(page_server.url("/reader"),
+                                quick(screenshot=False, timeout_s=ROOMY_S))
+    other_site = browser.capture(other_host_server.url("/reader"),
+                                 quick(screenshot=False, timeout_s=ROOMY_S))
 
     assert pages[1] is pages[0]  # the reader ran in the writer's page, renderer and context
     assert pages[2].context is not pages[0].context  # site B never gets site A's session
