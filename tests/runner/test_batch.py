@@ -386,3 +386,46 @@ def test_a_batch_logged_to_a_file_reports_progress_failed_inputs_and_stages(
 
     run_batch(good, tmp_path / "quiet", BatchOptions(pipeline=FAST_PIPELINE, progress=False))
     assert "pages/min" not in capsys.readouterr().err  # --no-progress: nothing while it runs
+
+
+def _slow_starting_worker(events) -> None:
+    """A pool initializer that takes as long to start as a worker on a loaded machine."""
+    import time
+
+    from wps.runner.worker import init_worker
+
+    time.sleep(SLOW_START_S)
+    init_worker(events)
+
+
+SLOW_START_S = 60.0
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_page_counts_from_its_start_not_from_a_slow_worker_start(page_server, tmp_path):
+    """The watchdog counts a page's time from when its worker starts it: a worker that takes
+    longer to start (spawn, imports and warm-up took 35 s at load 20 here) than a page may run
+    does not make its first pages overdue. Here the page is overdue after 45 s (a page of one
+    line, done in seconds even at that load); its worker takes 60 s to start; the page is done."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from wps.runner import batch
+    from wps.runner.politeness import PageQueue
+    from wps.runner.worker import PageTask
+
+    url = page_server.add_html("/slow-start", "<p>a page behind a slow worker start</p>")
+    capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=40, screenshot=False,
+                             allow_private=True)
+    pipeline = PipelineOptions(capture_options=capture, segmenter="baseline", text=False)
+    task = PageTask(url, str(tmp_path / "page"), pipeline, None)
+    context = get_context("spawn")
+    events = context.Queue()
+    queue = PageQueue(iter([task]), lambda _: None)
+    with ProcessPoolExecutor(max_workers=1, mp_context=context,
+                             initializer=_slow_starting_worker, initargs=(events,)) as pool:
+        outcomes = list(batch._pool_results(pool, events, queue, 1, 45.0))
+    events.close()
+    events.join_thread()
+    assert [(outcome.ok, outcome.message) for outcome in outcomes] == [(True, "")]

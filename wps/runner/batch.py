@@ -309,12 +309,12 @@ def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
     while not queue.exhausted():
         # A pool whose worker died (killed, out of memory) is broken: the pages it held fail,
         # and a new pool takes the rest.
-        events = context.Queue() if concurrency > 1 else None
+        events = context.Queue()
         with ProcessPoolExecutor(max_workers=options.workers, mp_context=context,
                                  initializer=init_worker, initargs=(events,)) as pool:
             try:
-                if events is None:
-                    yield from _pool_results(pool, queue, options.workers,
+                if concurrency == 1:
+                    yield from _pool_results(pool, events, queue, options.workers,
                                              pipeline.timeout_s + OVERDUE_GRACE_S)
                 else:
                     yield from _chunk_pool_results(
@@ -325,22 +325,27 @@ def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
                 _stop_workers(pool)
                 raise
             finally:
-                if events is not None:
-                    events.close()
-                    events.join_thread()
+                events.close()
+                events.join_thread()
 
 
-def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers: int,
-                  overdue_after_s: float) -> Iterator[PageOutcome]:
+def _pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue[PageTask],
+                  workers: int, overdue_after_s: float) -> Iterator[PageOutcome]:
     """Results of one pool until it breaks or ``queue`` is exhausted.
 
     A page still running ``overdue_after_s`` after it started has a worker that does not stop
     at its deadline (stuck outside Python, where the worker's own timer cannot reach): the
     pool's workers are stopped, that page fails as a timeout and the pages it held go back to
-    the queue for a fresh pool.
+    the queue for a fresh pool. A page starts when its worker says so on ``events``, after the
+    worker has started and warmed up (tens of seconds on a loaded machine): a future runs as
+    soon as it waits in the pool's call queue. One that never says so is overdue
+    :data:`WORKER_START_S` later.
     """
     running: dict[Future[PageOutcome], PageTask] = {}
-    started: dict[Future[PageOutcome], float] = {}
+    handed: dict[Future[PageOutcome], float] = {}
+    """When each future was handed to the workers' call queue."""
+    started: dict[str, float] = {}
+    """When each page started, by output folder, as its worker reported."""
     broken = False
     while running or not queue.exhausted():
         while len(running) < 2 * workers and (task := queue.take()) is not None:
@@ -348,11 +353,15 @@ def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers
         if not running:  # every waiting page's host is busy or resting
             time.sleep(queue.wait_s())
             continue
-        finished = _wait_some(running, started, queue.poll_s())
+        finished = _wait_some(running, handed, queue.poll_s())
+        _note_starts(events, started)
+        now = time.monotonic()
         overdue = [future for future in running if future not in finished
-                   and time.monotonic() - started.get(future, time.monotonic()) > overdue_after_s]
+                   and _is_overdue(running[future], future, handed, started, now,
+                                     overdue_after_s)]
         for future in finished:
             task = running.pop(future)
+            started.pop(task.out_dir, None)
             queue.finished(task)
             try:
                 yield future.result()
@@ -377,17 +386,44 @@ def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers
             return
 
 
+WORKER_START_S = 120.0
+"""How long a page handed to the pool may wait for its worker to start it (spawn, imports, the
+warm-up) before that worker counts as stuck."""
+
+
+def _is_overdue(task: PageTask, future: Future[PageOutcome],
+                handed: dict[Future[PageOutcome], float], started: dict[str, float], now: float,
+                overdue_after_s: float) -> bool:
+    if task.out_dir in started:
+        return now - started[task.out_dir] > overdue_after_s
+    return now - handed.get(future, now) > overdue_after_s + WORKER_START_S
+
+
+def _note_starts(events: Any, started: dict[str, float]) -> None:
+    """The pages that the workers reported started since the last look."""
+    from queue import Empty
+
+    while True:
+        try:
+            kind, value = events.get_nowait()
+        except Empty:
+            return
+        if kind == "start":
+            started.setdefault(value, time.monotonic())
+
+
 def _wait_some(running: dict[Future[PageOutcome], PageTask],
-               started: dict[Future[PageOutcome], float],
+               handed: dict[Future[PageOutcome], float],
                timeout_s: float) -> set[Future[PageOutcome]]:
-    """The futures that finished within ``timeout_s``; notes when the others started running."""
+    """The futures that finished within ``timeout_s``; notes when the others were handed to
+    the workers' call queue."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     finished, _ = wait(running, timeout=timeout_s, return_when=FIRST_COMPLETED)
     now = time.monotonic()
     for future in running:
-        if future.running() and future not in started:
-            started[future] = now
+        if future.running() and future not in handed:
+            handed[future] = now
     return finished
 
 

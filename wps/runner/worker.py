@@ -112,7 +112,8 @@ def warm_up_once(pipeline: PipelineOptions) -> None:
 
 def init_worker(events: Any = None) -> None:
     """Pool initializer: SIGTERM ends the worker cleanly; Ctrl-C is the parent's to handle.
-    ``events``: where :func:`run_chunk_in_worker` reports each page."""
+    ``events``: where the workers report when each page starts (and, in chunks, its stages and
+    outcome)."""
     global _EVENTS
     _EVENTS = events
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -135,6 +136,7 @@ def run_in_worker(task: PageTask) -> PageOutcome:
     page has unwound (the pool would otherwise catch it and wait for the next page)."""
     global _IN_PAGE
     warm_up_once(task.pipeline)
+    _report_event("start", task)  # the parent's watchdog counts from here, not from the queue
     try:
         _IN_PAGE = True
         return run_page(task)
