@@ -120,3 +120,42 @@ def _under(capture, node_id: int, root: int) -> bool:
             return True
         node_id = capture.nodes[node_id].parent
     return False
+
+
+def _paragraph_segments(capture, mains: list[str | None]) -> list:
+    """One segment per paragraph of ``capture``'s body, with the main text the extractor chose
+    (``None``: none, and the filters' reasons for an empty main text)."""
+    from wps.model import Segment
+    from wps.segmenters.geometry import reading_text
+
+    segments = []
+    paragraphs = [n for n in capture.nodes if n.tag == "P"]
+    for paragraph, main in zip(paragraphs, mains, strict=True):
+        node_ids = [n.id for n in capture.nodes if _under(capture, n.id, paragraph.id)]
+        segment = Segment.from_box(str(paragraph.id), (0, 0, 1000, 40), node_ids)
+        segment.text = reading_text(capture, node_ids)
+        segment.main_text = segment.text if main is not None else ""
+        if main is None:
+            segment.kept, segment.reasons = False, ["no_main_text", "too_few_tokens"]
+        segments.append(segment)
+    return segments
+
+
+def test_prose_the_extractor_skipped_inside_the_article_stays_and_outside_goes(make_capture):
+    """The extractor took nothing of a paragraph between two it chose (a lede it skipped, a
+    caption): its sentences stay. The same kind of paragraph after the article's last chosen
+    paragraph (the teaser of another story) is not rescued."""
+    from wps.decide import DecisionRules, decide_segments
+
+    skipped = ("The mother of a baker who took over the old mill has described how the "
+               "whole street gathers there each Saturday before sunrise to knead the dough.")
+    teaser = ("Another town has started a bread club of its own, and its members say the "
+              "idea came from a story they read about the old mill last spring.")
+    capture = make_capture(("BODY", [("DIV", [("P", [ARTICLE[0]]), ("P", [skipped]),
+                                              ("P", [ARTICLE[1]]), ("P", [ARTICLE[2]])]),
+                                     ("DIV", [("P", [teaser])])]))
+    segments = _paragraph_segments(capture, [ARTICLE[0], None, ARTICLE[1], ARTICLE[2], None])
+    decide_segments(capture, segments, DecisionRules.from_config())
+    kept = {segment.text for segment in segments if segment.kept}
+    assert skipped in kept and ARTICLE[2] in kept
+    assert teaser not in kept

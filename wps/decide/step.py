@@ -38,6 +38,11 @@ TOO_LITTLE_PROSE = "too_little_prose"
 """Prose, but fewer than ``min_words`` words remain once its non-prose lines go."""
 RESCUABLE = {"no_main_text"}
 """Filter reasons that clear prose overrides: the extractor missed text the page shows."""
+INSIDE_RESCUABLE = RESCUABLE | {"too_few_tokens"}
+"""Prose the extractor took nothing of (so its main text has no tokens either) is rescued where
+it stands inside the article: between the first and the last segment whose main text the
+extractor chose (a lede, a caption, a paragraph it skipped), not before or after it (a cookie
+notice, the teasers of other stories)."""
 CUT_SHORT = {"too_few_tokens", "main_text_overlap"}
 """Filter reasons that clear prose overrides where the extractor took part of the segment (its
 main text there is not empty): the extractor chose the block and cut its sentences short. Where
@@ -155,6 +160,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         prose_chars += _sentence_chars(segment, features, plain, rules)
         pending.append((segment, features, plain))
     named = None  # computed once, for the first kept segment
+    inside = _article_span(segments)
     login = None if has_posts else login_form_node(capture)
     if login is not None and any(plain and features.words >= MIN_ARTICLE_ABOVE_LOGIN_WORDS
                                  and min(segment.node_ids, default=login) < login
@@ -178,7 +184,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             continue
         coverage = POST_RESCUE_COVERAGE if post else RESCUE_COVERAGE
         if ((post or features.sentence_share >= rules.rescue_sentence_share)
-                and _rescuable(segment, post)
+                and _rescuable(segment, post, _inside_article(capture, segment, inside))
                 and len(segment.main_text) < coverage * len(segment.text)):
             _rescue(segment)
         elif segment.reasons and set(segment.reasons) <= TEXT_JUDGED:
@@ -297,9 +303,38 @@ def _sentence_chars(segment: Segment, features: SegmentFeatures, plain: bool,
     return 0.0
 
 
-def _rescuable(segment: Segment, post: bool) -> bool:
+def _article_span(segments: list[Segment]) -> range:
+    """The node ids from the first to the last node of the segments whose main text the filters
+    kept (the extractor's article, posts aside), in document order; empty without one."""
+    chosen = [segment for segment in segments
+              if segment.kept and segment.node_ids and segment.main_text.strip()
+              and PART_KEY not in segment.extra]
+    if not chosen:
+        return range(0)
+    return range(min(map(_first_node, chosen)), max(max(s.node_ids) for s in chosen) + 1)
+
+
+FIGURE_TAGS = frozenset({"FIGURE", "FIGCAPTION"})
+"""A figure's caption inside the article is not rescued: extractors leave captions out on
+purpose, and an article's reference text mostly does too."""
+
+
+def _inside_article(capture: PageCapture, segment: Segment, span: range) -> bool:
+    """The segment starts inside the article's span, and not in a figure."""
+    node_id: int | None = _first_node(segment)
+    if node_id not in span:
+        return False
+    while node_id is not None:
+        node = capture.nodes[node_id]
+        if node.tag in FIGURE_TAGS:
+            return False
+        node_id = node.parent
+    return True
+
+
+def _rescuable(segment: Segment, post: bool, inside: bool) -> bool:
     reasons = set(segment.reasons)
-    return (reasons <= (POST_RESCUABLE if post else RESCUABLE)
+    return (reasons <= (POST_RESCUABLE if post else INSIDE_RESCUABLE if inside else RESCUABLE)
             or (reasons <= CUT_SHORT and bool(segment.main_text.strip())))
 
 
