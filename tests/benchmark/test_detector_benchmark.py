@@ -8,8 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wps.benchmark.detector import (detector_text, group_folds, nonarticle_site,
-                                    readability_site, without_headings)
+from wps.benchmark.detector import (
+    CODE_TAGS,
+    detector_text,
+    element_texts,
+    group_folds,
+    nonarticle_site,
+    readability_site,
+    without_code,
+    without_headings,
+)
 from wps.benchmark.detector_run import capture_index
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,6 +51,21 @@ def test_headings_are_set_aside_from_the_reference():
     gold = "Rye on Saturdays\nNeighbours bake rye together.\nEarly mornings\nThe oven is hot."
     assert without_headings(gold, frozenset({"RyeonSaturdays", "Earlymornings"})) == \
         "Neighbours bake rye together.\nThe oven is hot."
+
+
+def test_lines_of_a_code_block_are_set_aside_and_prose_mentioning_code_stays():
+    from wps.model import TEXT_TAG, Node, PageCapture
+
+    tree = [(None, "BODY", ""), (0, "P", ""), (1, TEXT_TAG, "Call "), (1, "CODE", ""),
+            (3, TEXT_TAG, "fetch(url)"), (1, TEXT_TAG, " to load the page."), (0, "PRE", ""),
+            (6, "CODE", ""), (7, TEXT_TAG, "var res = await fetch(url);\nres.ok")]
+    nodes = [Node(i, parent, tag, "", (0, 0, 10, 10), text=text)
+             for i, (parent, tag, text) in enumerate(tree)]
+    capture = PageCapture(url="http://example.test/", width=10, height=10, nodes=nodes)
+    code = element_texts(capture, CODE_TAGS)
+    assert code == {"fetch(url)", "varres=awaitfetch(url);res.ok"}
+    gold = "Call fetch(url) to load the page.\nvar res = await fetch(url);\nres.ok\nOk"
+    assert without_code(gold, code) == "Call fetch(url) to load the page.\nOk"
 
 
 def test_posts_can_be_set_aside_from_the_detector_text():
