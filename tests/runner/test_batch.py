@@ -223,7 +223,7 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     import threading
     import time
 
-    from wps.runner import batch
+    from wps.runner import local_engine
 
     released = threading.Event()
 
@@ -236,7 +236,7 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     sources = [page_server.url(f"/overdue-stall-{pages_per_browser}"), *fast]
     capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=240, screenshot=False,
                              allow_private=True)
-    monkeypatch.setattr(batch, "OVERDUE_GRACE_S", 40.0 - 240)
+    monkeypatch.setattr(local_engine, "OVERDUE_GRACE_S", 40.0 - 240)
     started = time.monotonic()
     try:
         summary = run_batch(sources, tmp_path / "out", BatchOptions(
