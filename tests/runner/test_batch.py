@@ -213,7 +213,6 @@ def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, cap
 @pytest.mark.slow
 @pytest.mark.parametrize("pages_per_browser", [1, 2])
 def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page_server, tmp_path,
-                                                                            monkeypatch,
                                                                             pages_per_browser):
     """The parent's watchdog: a page still running past its deadline (+ grace; the grace is
     shortened here so that a stalled response counts as overdue after 40 s, long after a fast
@@ -222,8 +221,6 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     several pages per browser the workers take the pages in chunks and report each page."""
     import threading
     import time
-
-    from wps.runner import local_engine
 
     released = threading.Event()
 
@@ -236,12 +233,11 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     sources = [page_server.url(f"/overdue-stall-{pages_per_browser}"), *fast]
     capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=240, screenshot=False,
                              allow_private=True)
-    monkeypatch.setattr(local_engine, "OVERDUE_GRACE_S", 40.0 - 240)
     started = time.monotonic()
     try:
         summary = run_batch(sources, tmp_path / "out", BatchOptions(
             workers=2, pipeline=PipelineOptions(capture_options=capture, segmenter="baseline"),
-            pages_per_browser=pages_per_browser, **QUIET))
+            pages_per_browser=pages_per_browser, overdue_grace_s=40.0 - 240, **QUIET))
     finally:
         released.set()
     # the page's own deadline (240 s) and the stall's end (300 s) are far away: only the

@@ -41,8 +41,6 @@ _STOP_WAIT_S = 30.0
 """How long an interrupted batch waits for a worker to clean up before killing it."""
 _RESEND_S = 5.0
 """How often it repeats SIGTERM meanwhile (library code may swallow one)."""
-OVERDUE_GRACE_S = 15.0
-"""A page running this long past its deadline has a worker that does not stop: it is killed."""
 OVERDUE_STOP_S = 3.0
 """How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
 CHUNK_PER_BROWSER = 2
@@ -87,11 +85,11 @@ def local_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
             try:
                 if events is None:
                     yield from _pool_results(pool, queue, options.workers,
-                                             pipeline.timeout_s + OVERDUE_GRACE_S)
+                                             pipeline.timeout_s + options.overdue_grace_s)
                 else:
                     yield from _chunk_pool_results(
                         pool, events, queue, options.workers,
-                        pipeline.timeout_s + OVERDUE_GRACE_S,
+                        pipeline.timeout_s + options.overdue_grace_s,
                         CHUNK_PER_BROWSER * concurrency, concurrency, first_start)
             except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
                 _stop_workers(pool)
