@@ -1,12 +1,15 @@
 """The local engine of ``wps batch``: a pool of worker processes on this machine, one Chromium
 each (:mod:`.worker`), or one worker in this process.
 
-Pages come from a :class:`~.politeness.PageQueue`; outcomes are yielded in completion order to
-the driver (:class:`~.batch.BatchRun`), which alone writes markers and failures. A page still
-unfinished a grace period past its deadline has a worker that does not stop (stuck outside
-Python, where the worker's own timer cannot reach): the pool's workers are stopped, that page
-fails as a timeout and the pages they held go back to the queue for a fresh pool. A pool whose
-worker died is broken: the pages it held fail, and a new pool takes the rest.
+Pages come from a :class:`~.politeness.PageQueue` through the executors of :mod:`wps.executor`
+(in this process, or a pool of one page per call), or through a pool of workers that each render
+several pages at once (``pages_per_browser``) and report each page as it goes. Outcomes are
+yielded in completion order to the driver (:class:`~.batch.BatchRun`), which alone writes
+markers and failures. A page still unfinished a grace period past its deadline has a worker that
+does not stop (stuck outside Python, where the worker's own timer cannot reach): the pool's
+workers are stopped, that page fails as a timeout and the pages they held go back to the queue
+for a fresh pool. A pool whose worker died is broken: the pages it held fail, and a new pool
+takes the rest.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass, field
-from multiprocessing import connection, get_context
-from multiprocessing.process import BaseProcess
+from functools import partial
+from multiprocessing import get_context
 from typing import Any
 
 from ..capture import Browser
 from ..errors import PageTimeoutError
+from ..executor import OVERDUE_STOP_S, InProcessExecutor, LocalExecutor, stop_workers
 from ..pipeline import PipelineOptions
 from .options import BatchOptions
 from .politeness import PageQueue
@@ -37,12 +41,6 @@ from .worker import (
     warm_up_once,
 )
 
-_STOP_WAIT_S = 30.0
-"""How long an interrupted batch waits for a worker to clean up before killing it."""
-_RESEND_S = 5.0
-"""How often it repeats SIGTERM meanwhile (library code may swallow one)."""
-OVERDUE_STOP_S = 3.0
-"""How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
 CHUNK_PER_BROWSER = 2
 """A pool worker with several pages per browser takes this many times as many pages per call
 (the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
@@ -56,6 +54,7 @@ def local_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
     if queue.exhausted():
         return
     concurrency = options.pages_per_browser
+    overdue_after_s = pipeline.timeout_s + options.overdue_grace_s
     if options.workers == 1:
         warm_up_once(pipeline)
         # started by the first page that reaches capture: none when every page is refused
@@ -65,112 +64,37 @@ def local_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
                 yield from run_pages(queue.take, lambda: not queue.exhausted(), browser,
                                      concurrency, done=queue.finished)
                 return
-            while not queue.exhausted():
-                task = queue.take()
-                if task is None:  # every waiting page's host is busy or resting
-                    time.sleep(queue.wait_s())
-                    continue
-                yield run_page(task, browser)
-                queue.finished(task)
+            yield from InProcessExecutor().run(queue, partial(run_page, browser=browser))
         return
+    if concurrency == 1:
+        executor = LocalExecutor(options.workers, overdue_after_s, on_overdue=_overdue,
+                                 on_died=_died, initializer=init_worker, initargs=(None,))
+        yield from executor.run(queue, run_in_worker)
+        return
+    yield from _chunked_results(queue, options.workers, overdue_after_s, concurrency)
+
+
+def _chunked_results(queue: PageQueue[PageTask], workers: int, overdue_after_s: float,
+                     concurrency: int) -> Iterator[PageOutcome]:
+    """The pools of workers that render several pages at once (:func:`_chunk_pool_results`);
+    a fresh pool after one broke or was stopped."""
     context = get_context("spawn")
     first_start: dict[str, float] = {}
     """When each page of a chunked pool first started rendering (across pools)."""
     while not queue.exhausted():
-        # A pool whose worker died (killed, out of memory) is broken: the pages it held fail,
-        # and a new pool takes the rest.
-        events = context.Queue() if concurrency > 1 else None
-        with ProcessPoolExecutor(max_workers=options.workers, mp_context=context,
+        events = context.Queue()
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=init_worker, initargs=(events,)) as pool:
             try:
-                if events is None:
-                    yield from _pool_results(pool, queue, options.workers,
-                                             pipeline.timeout_s + options.overdue_grace_s)
-                else:
-                    yield from _chunk_pool_results(
-                        pool, events, queue, options.workers,
-                        pipeline.timeout_s + options.overdue_grace_s,
-                        CHUNK_PER_BROWSER * concurrency, concurrency, first_start)
+                yield from _chunk_pool_results(
+                    pool, events, queue, workers, overdue_after_s,
+                    CHUNK_PER_BROWSER * concurrency, concurrency, first_start)
             except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
-                _stop_workers(pool)
+                stop_workers(pool)
                 raise
             finally:
-                if events is not None:
-                    events.close()
-                    events.join_thread()
-
-
-def _pool_results(pool: ProcessPoolExecutor, queue: PageQueue[PageTask], workers: int,
-                  overdue_after_s: float) -> Iterator[PageOutcome]:
-    """Results of one pool until it breaks or ``queue`` is exhausted.
-
-    A page still running ``overdue_after_s`` after it started has a worker that does not stop
-    at its deadline (stuck outside Python, where the worker's own timer cannot reach): the
-    pool's workers are stopped, that page fails as a timeout and the pages it held go back to
-    the queue for a fresh pool.
-    """
-    running: dict[Future[PageOutcome], PageTask] = {}
-    started: dict[Future[PageOutcome], float] = {}
-    broken = False
-    while running or not queue.exhausted():
-        while len(running) < 2 * workers and (task := queue.take()) is not None:
-            running[pool.submit(run_in_worker, task)] = task
-        if not running:  # every waiting page's host is busy or resting
-            time.sleep(queue.wait_s())
-            continue
-        finished = _wait_some(running, started, queue.poll_s())
-        overdue = [future for future in running if future not in finished
-                   and time.monotonic() - started.get(future, time.monotonic()) > overdue_after_s]
-        for future in finished:
-            task = running.pop(future)
-            queue.finished(task)
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                broken = True
-                yield _died(task)
-        if overdue and not broken:
-            _stop_workers(pool, OVERDUE_STOP_S)
-            for future in overdue:
-                task = running.pop(future)
-                queue.finished(task)
-                yield _overdue(task, overdue_after_s)
-            yield from _finished_or_requeued(running, queue)
-            return
-        if broken:
-            for future, task in running.items():
-                queue.finished(task)
-                try:
-                    yield future.result(timeout=0)
-                except Exception:  # noqa: BLE001 - whatever it was, the worker is gone
-                    yield _died(task)
-            return
-
-
-def _wait_some(running: dict[Future[PageOutcome], PageTask],
-               started: dict[Future[PageOutcome], float],
-               timeout_s: float) -> set[Future[PageOutcome]]:
-    """The futures that finished within ``timeout_s``; notes when the others started running."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    finished, _ = wait(running, timeout=timeout_s, return_when=FIRST_COMPLETED)
-    now = time.monotonic()
-    for future in running:
-        if future.running() and future not in started:
-            started[future] = now
-    return finished
-
-
-def _finished_or_requeued(running: dict[Future[PageOutcome], PageTask],
-                          queue: PageQueue[PageTask]) -> Iterator[PageOutcome]:
-    """After the workers were stopped: pages that finished meanwhile count, the others wait for
-    the next pool (they did nothing wrong)."""
-    for future, task in running.items():
-        if future.done() and not future.cancelled() and future.exception() is None:
-            queue.finished(task)
-            yield future.result()
-        else:
-            queue.put_back(task)
+                events.close()
+                events.join_thread()
 
 
 @dataclass(slots=True)
@@ -188,8 +112,9 @@ def _chunk_pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue
                         workers: int, overdue_after_s: float, chunk: int,
                         concurrency: int,
                         first_start: dict[str, float]) -> Iterator[PageOutcome]:
-    """:func:`_pool_results` for workers that take ``chunk`` pages per call and render
-    ``concurrency`` of them at once (:func:`~.worker.run_chunk_in_worker`).
+    """Results of one pool (as :class:`~wps.executor.LocalExecutor` gives them) for workers that
+    take ``chunk`` pages per call and render ``concurrency`` of them at once
+    (:func:`~.worker.run_chunk_in_worker`).
 
     Workers report on ``events`` when each page starts rendering, ends it and starts its steps,
     and each outcome as it comes, so pages count one by one, as with one page per call: a page
@@ -228,7 +153,7 @@ def _chunk_pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue
         overdue = [key for key in waiting if now - clocks.running.get(key, now) > overdue_after_s]
         if broken or overdue:
             if overdue and not broken:
-                _stop_workers(pool, OVERDUE_STOP_S)
+                stop_workers(pool, OVERDUE_STOP_S)
             yield from _page_events(events, waiting, clocks, queue, 0.5)  # what got through
             for key in overdue:
                 yield from _settle(waiting, clocks, queue,
@@ -284,29 +209,6 @@ def _take(queue: PageQueue[PageTask], count: int) -> list[PageTask]:
     while len(tasks) < count and (task := queue.take()) is not None:
         tasks.append(task)
     return tasks
-
-
-def _stop_workers(pool: ProcessPoolExecutor, wait_s: float = _STOP_WAIT_S) -> None:
-    """SIGTERM every worker and wait for it to unwind (its page's folders, its Chromium and its
-    screenshots go); kill what does not end in time. Queued pages are dropped."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API in 3.11
-    pool.shutdown(wait=False, cancel_futures=True)
-    deadline = time.monotonic() + wait_s
-    while processes and time.monotonic() < deadline:
-        for process in processes:
-            process.terminate()
-        processes = _still_running(processes, min(time.monotonic() + _RESEND_S, deadline))
-    for process in processes:
-        process.kill()
-        process.join()
-
-
-def _still_running(processes: list[BaseProcess], until: float) -> list[BaseProcess]:
-    """Wait until every process has ended or ``until`` (``time.monotonic``); what still runs."""
-    while processes and time.monotonic() < until:
-        connection.wait([process.sentinel for process in processes], until - time.monotonic())
-        processes = [process for process in processes if process.is_alive()]
-    return processes
 
 
 def _overdue(task: PageTask, seconds: float) -> PageOutcome:
