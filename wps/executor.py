@@ -26,7 +26,7 @@ from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, Protocol, TypeVar
 
-from .errors import WpsError
+from .errors import WorkerDiedError
 
 __all__ = ["Executor", "InProcessExecutor", "ListQueue", "LocalExecutor", "TaskQueue",
            "WorkerDiedError", "stop_workers"]
@@ -42,10 +42,6 @@ RESEND_S = 5.0
 """How often it repeats SIGTERM meanwhile (library code may swallow one)."""
 OVERDUE_STOP_S = 3.0
 """How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
-
-
-class WorkerDiedError(WpsError):
-    """A worker process died (killed, out of memory) while it held the task."""
 
 
 class TaskQueue(Protocol[Task]):

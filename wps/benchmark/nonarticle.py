@@ -136,30 +136,50 @@ def _failed(name: str, page_out: Path, err: BaseException, code: int) -> PageRun
 def run_pages(dataset: Dataset, names: list[str], out: Path, options: PipelineOptions, *,
               fresh: bool = False, captures: Path | None = None,
               progress: bool = True) -> dict[str, PageRun]:
-    """Make every selected page's output with one shared browser (started only when a page needs
-    rendering); the state file is saved after each page, so an interrupted run resumes."""
+    """Make every selected page's output in this process (:mod:`wps.executor`) with one shared
+    browser (started only when a page needs rendering); the state file is saved after each page
+    made, so an interrupted run resumes."""
+    from contextlib import closing
+
+    from ..executor import InProcessExecutor
+
     key = run_key(options)
     state = load_state(out)
-    browser = None
-    try:
-        for name in _progress(names, progress):
-            mode, source = plan_page(name, out, key, state.get(name), fresh=fresh,
-                                     captures=captures)
-            if mode == "reused":
-                state[name] = replace(state[name], mode="reused")
-                continue
-            if mode == "rendered" and browser is None:
-                from ..capture import Browser
+    browser = _SharedBrowser()
 
-                browser = Browser(restart_every=20)
-            state[name] = process_page(name, dataset.pages[name], out, options, key, mode,
-                                       source, browser)
-            save_state(out, state)
-    finally:
-        if browser is not None:
-            browser.close()
+    def make(name: str) -> tuple[str, PageRun, bool]:
+        mode, source = plan_page(name, out, key, state.get(name), fresh=fresh, captures=captures)
+        if mode == "reused":
+            return name, replace(state[name], mode="reused"), False
+        shared = browser.get() if mode == "rendered" else None
+        return name, process_page(name, dataset.pages[name], out, options, key, mode, source,
+                                  shared), True
+
+    with closing(browser):
+        for name, run, made in InProcessExecutor().run(_progress(names, progress), make):
+            state[name] = run
+            if made:
+                save_state(out, state)
     save_state(out, state)
     return {name: state[name] for name in names}
+
+
+class _SharedBrowser:
+    """One browser for the pages that render, launched by the first of them."""
+
+    def __init__(self) -> None:
+        self._browser: Any = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            from ..capture import Browser
+
+            self._browser = Browser(restart_every=20)
+        return self._browser
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
 
 
 def _progress(items: list[str], enabled: bool) -> Iterable[str]:
