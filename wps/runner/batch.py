@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import IO
 
 from ..capture import CaptureOptions, find_chromium
-from ..errors import BlockedTargetError, InputFileError, WpsError
+from ..completions import Completions
+from ..errors import BlockedTargetError, InputFileError
 from ..files import prepare_output_folder, remove_stale_staging, write_text_atomic
-from ..jsonsafe import load_nested
 from ..pipeline import PipelineOptions
 from ..report.batch import write_batch_report
 from ..segmenters import wants_screenshot
@@ -126,6 +126,7 @@ class BatchRun:
         self.out = out
         self.pipeline = pipeline
         self.options = options
+        self.completions = Completions(out)
         self.done_as = {"segmenter": pipeline.segmenter, "options": pipeline.output_key(),
                         "outputs": options.outputs}
         self.summary = BatchSummary(failures_path=str(out / FAILURES_FILE), engine=options.engine)
@@ -156,7 +157,7 @@ class BatchRun:
                                         InputFileError.exit_code))
                 continue
             folder = page_folder(self.out, source.location, key)
-            if _is_done(self.out / DONE_FOLDER / folder, self.done_as):
+            if self.completions.is_done(folder, self.done_as):
                 self.summary.skipped += 1
                 self._bar.update(1)
                 continue
@@ -182,7 +183,8 @@ class BatchRun:
                   "done" if result.ok else f"failed ({result.message})", result.seconds)
         if result.ok:
             folder = Path(result.out_dir).name
-            _mark_done(self.out / DONE_FOLDER / folder, result, {**self.done_as, "folder": folder})
+            self.completions.mark(folder, {"url": result.source, **self.done_as, "folder": folder,
+                                           "seconds": round(result.seconds, 3)})
             self.summary.done += 1
             self._times.append((result.seconds, result.source))
             for stage, seconds in result.stages.items():
@@ -255,20 +257,6 @@ def _checked_pipeline(pipeline: PipelineOptions, images: bool = True) -> Pipelin
         capture_options = replace(capture_options, screenshot=False)
     return replace(pipeline, capture_options=capture_options).checked()
 
-
-
-def _is_done(marker: Path, done_as: dict[str, str]) -> bool:
-    """A page is done if its marker exists and names the same segmenter and output options."""
-    try:
-        record = load_nested(marker.read_text(encoding="utf-8"), str(marker), json.loads)
-    except (OSError, ValueError, WpsError):  # unreadable or odd marker: do the page again
-        return False
-    return isinstance(record, dict) and all(record.get(k) == v for k, v in done_as.items())
-
-
-def _mark_done(marker: Path, result: PageOutcome, done_as: dict[str, str]) -> None:
-    record = {"url": result.source, **done_as, "seconds": round(result.seconds, 3)}
-    write_text_atomic(marker, json.dumps(record))
 
 
 def _record_failure(handle: IO[str], result: PageOutcome) -> None:
