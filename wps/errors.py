@@ -149,6 +149,13 @@ class OutputLockedError(OutputError):
     exit_code = 24
 
 
+class WorkerDiedError(WpsError):
+    """A worker process died (killed, out of memory) while it held a task (:mod:`wps.executor`);
+    the exit code of a process that crashed, as a batch records such a page."""
+
+    exit_code = 1
+
+
 def os_reason(err: OSError) -> str:
     """The OS's reason for ``err`` without Python's '[Errno N]' and repeated path, for a one-line
     message."""

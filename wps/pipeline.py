@@ -134,9 +134,9 @@ class PipelineOptions:
         values = asdict(self)
         for limit in RESULT_NEUTRAL_CAPTURE_FIELDS:
             (values["capture_options"] or {}).pop(limit, None)
-        if isinstance(self.config, dict):  # these sections travel in their own fields
+        if isinstance(self.config, dict):  # in their own fields; [batch] shapes no page
             config = {name: section for name, section in self.config.items()
-                      if name not in ("run", "capture", "segmenter")}
+                      if name not in ("run", "capture", "segmenter", "batch")}
             if "dedup" in config:
                 config["dedup"] = {**config["dedup"], "db": ""}
             values["config"] = config

@@ -53,10 +53,14 @@ def packaged_defaults(section: str, **elsewhere: str) -> Callable[[Class], Class
     """Class decorator (under ``@dataclass``): each annotated field's default is the key of the
     same name in the packaged ``[section]``; ``elsewhere`` maps a field to a ``"section.key"`` of
     another section. In a field whose type allows ``None``, ``""`` stands for ``None`` (TOML has
-    no null; :func:`none_for_empty`). A field the file does not define is an error at import."""
+    no null; :func:`none_for_empty`). A field the file does not define is an error at import;
+    a field given a default in the class body is no setting (run state, like a batch's pipeline)
+    and keeps it."""
     def apply(cls: Class) -> Class:
         config = packaged_config()
         for name in inspect.get_annotations(cls):
+            if name in vars(cls):
+                continue
             table_name, _, key = elsewhere.get(name, f"{section}.{name}").rpartition(".")
             if key not in config[table_name]:
                 raise TypeError(f"{cls.__name__}.{name}: no default {table_name}.{key} in "

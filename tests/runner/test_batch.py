@@ -213,7 +213,6 @@ def test_cli_batch_takes_the_segment_pipeline_options(page_server, tmp_path, cap
 @pytest.mark.slow
 @pytest.mark.parametrize("pages_per_browser", [1, 2])
 def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page_server, tmp_path,
-                                                                            monkeypatch,
                                                                             pages_per_browser):
     """The parent's watchdog: a page still running past its deadline (+ grace; the grace is
     shortened here so that a stalled response counts as overdue after 40 s, long after a fast
@@ -222,8 +221,6 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     several pages per browser the workers take the pages in chunks and report each page."""
     import threading
     import time
-
-    from wps.runner import batch
 
     released = threading.Event()
 
@@ -236,12 +233,11 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
     sources = [page_server.url(f"/overdue-stall-{pages_per_browser}"), *fast]
     capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=240, screenshot=False,
                              allow_private=True)
-    monkeypatch.setattr(batch, "OVERDUE_GRACE_S", 40.0 - 240)
     started = time.monotonic()
     try:
         summary = run_batch(sources, tmp_path / "out", BatchOptions(
             workers=2, pipeline=PipelineOptions(capture_options=capture, segmenter="baseline"),
-            pages_per_browser=pages_per_browser, **QUIET))
+            pages_per_browser=pages_per_browser, overdue_grace_s=40.0 - 240, **QUIET))
     finally:
         released.set()
     # the page's own deadline (240 s) and the stall's end (300 s) are far away: only the
@@ -388,14 +384,14 @@ def test_a_batch_logged_to_a_file_reports_progress_failed_inputs_and_stages(
     assert "pages/min" not in capsys.readouterr().err  # --no-progress: nothing while it runs
 
 
-def _slow_starting_worker(events) -> None:
+def _slow_starting_worker() -> None:
     """A pool initializer that takes as long to start as a worker on a loaded machine."""
     import time
 
     from wps.runner.worker import init_worker
 
     time.sleep(SLOW_START_S)
-    init_worker(events)
+    init_worker()
 
 
 SLOW_START_S = 60.0
@@ -408,24 +404,16 @@ def test_a_page_counts_from_its_start_not_from_a_slow_worker_start(page_server, 
     longer to start (spawn, imports and warm-up took 35 s at load 20 here) than a page may run
     does not make its first pages overdue. Here the page is overdue after 45 s (a page of one
     line, done in seconds even at that load); its worker takes 60 s to start; the page is done."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    from wps.runner import batch
-    from wps.runner.politeness import PageQueue
-    from wps.runner.worker import PageTask
+    from wps.executor import LocalExecutor
+    from wps.runner import local_engine
+    from wps.runner.worker import PageTask, run_in_worker
 
     url = page_server.add_html("/slow-start", "<p>a page behind a slow worker start</p>")
     capture = CaptureOptions(settle_s=0, scroll_max_steps=1, timeout_s=40, screenshot=False,
                              allow_private=True)
     pipeline = PipelineOptions(capture_options=capture, segmenter="baseline", text=False)
     task = PageTask(url, str(tmp_path / "page"), pipeline, None)
-    context = get_context("spawn")
-    events = context.Queue()
-    queue = PageQueue(iter([task]), lambda _: None)
-    with ProcessPoolExecutor(max_workers=1, mp_context=context,
-                             initializer=_slow_starting_worker, initargs=(events,)) as pool:
-        outcomes = list(batch._pool_results(pool, events, queue, 1, 45.0))
-    events.close()
-    events.join_thread()
+    executor = LocalExecutor(1, 45.0, on_overdue=local_engine._overdue,
+                             on_died=local_engine._died, initializer=_slow_starting_worker)
+    outcomes = list(executor.run([task], run_in_worker))
     assert [(outcome.ok, outcome.message) for outcome in outcomes] == [(True, "")]

@@ -14,10 +14,12 @@ import shutil
 import tempfile
 import time
 from collections import Counter
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..executor import InProcessExecutor
 from ..files import check_output_folder, write_text_atomic
 from ..model import PageCapture
 from .article_data import (
@@ -31,7 +33,8 @@ from .article_data import (
 )
 
 __all__ = ["Score", "shingles", "page_counts", "score_predictions", "load_benchmark",
-           "cached_captures", "predict_page", "run_article_benchmark", "write_json_atomic"]
+           "cached_captures", "page_steps", "predict_page", "run_article_benchmark",
+           "write_json_atomic"]
 
 def cached_captures(files: dict[str, Path], cache: Path, *, progress: bool = True,
                     ) -> Iterator[tuple[str, PageCapture | None, str]]:
@@ -82,18 +85,29 @@ class PagePrediction:
     """The extractor's whole main text on the rendered DOM (no segments, no filters)."""
 
 
-def predict_page(capture: PageCapture, segmenter: Any, config: dict[str, Any]) -> PagePrediction:
-    """Segment, map onto main text, filter; the kept main text in reading order."""
-    from ..filters.base import count_outcomes
-    from ..steps import run_text_steps
+def page_steps(segmenter_name: str, config: dict[str, Any]) -> list[Any]:
+    """The steps ``wps segment`` runs on a page with ``config`` (``--profile article``:
+    segmentation, posts, main text, filters, language), built once for every page."""
+    from ..pipeline import PipelineOptions, build_steps
 
-    segmentation = segmenter.segment(capture)
+    return build_steps(PipelineOptions(segmenter=segmenter_name, config=config))
+
+
+def predict_page(capture: PageCapture, steps: list[Any]) -> PagePrediction:
+    """Run ``steps`` (:func:`page_steps`) on the page; the kept main text in reading order."""
+    from ..filters.base import count_outcomes
+    from ..steps import PageState, run_steps
+
+    page = PageState(capture)
+    run_steps(steps[:1], page)  # segmentation: not counted as the text steps' time
     started = time.perf_counter()
-    result = run_text_steps(capture, segmentation, config)
+    run_steps(steps[1:], page)
     seconds = time.perf_counter() - started
-    kept = sum(segment.kept for segment in segmentation.segments)
-    return PagePrediction(result.kept_text, seconds, len(segmentation.segments), kept,
-                          count_outcomes(segmentation.segments), result.report.main_text.text)
+    assert page.text is not None and page.segmentation is not None
+    segments = page.segmentation.segments
+    kept = sum(segment.kept for segment in segments)
+    return PagePrediction(page.text.kept_text, seconds, len(segments), kept,
+                          count_outcomes(segments), page.text.report.main_text.text)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -127,24 +141,34 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
     without comments (default and ``favor_precision``) on the same file, and wps's extractor on
     the rendered DOM before segmentation and filters. With ``folds`` (the ``article`` extractor),
     the pages are dealt into that many folds and each page is judged by a block model fitted on
-    the other folds' pages only (:mod:`wps.benchmark.article_training`): the wps rows are held-out figures.
+    the other folds' pages only (:mod:`wps.benchmark.article_training`): the wps rows are
+    held-out figures.
     """
     import trafilatura
 
     from ..config import load_config
-    from ..segmenters import build_segmenter
 
     config = config or load_config()
     out = check_output_folder(out)  # an impossible --out fails before minutes of rendering
     truth, files = load_benchmark(data)
-    segmenter = build_segmenter(segmenter_name)
+    steps = page_steps(segmenter_name, config)
     rows: dict[str, dict[str, dict[str, str]]] = {
         name: {} for name in ("wps", "trafilatura", *EXTRA_ROWS)}
     timings: list[float] = []
     failures: dict[str, str] = {}
     reasons: Counter[str] = Counter()
     fold_models, fold_of, held_out = _fold_models(data, Path(cache), truth, config, folds, seed)
-    for key, capture, error in cached_captures(files, Path(cache), progress=progress):
+    def predict(item: tuple[str, PageCapture | None, str],
+                ) -> tuple[str, PagePrediction | None, str]:
+        key, capture, error = item
+        if capture is None:
+            return key, None, error
+        model = fold_models[fold_of[key]] if fold_models else None
+        with _block_model(model):
+            return key, predict_page(capture, steps), ""
+
+    pages = cached_captures(files, Path(cache), progress=progress)
+    for key, prediction, error in InProcessExecutor().run(pages, predict):
         html = read_html(files[key])
         rows["trafilatura"][key] = {"articleBody": trafilatura.extract(html) or ""}
         rows["trafilatura_no_comments"][key] = {
@@ -152,17 +176,10 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
         rows["trafilatura_precision_no_comments"][key] = {
             "articleBody": trafilatura.extract(html, include_comments=False,
                                                favor_precision=True) or ""}
-        if capture is None:
+        if prediction is None:
             failures[key] = error
             rows["wps"][key] = rows["extractor_on_render"][key] = {"articleBody": ""}
             continue
-        if fold_models:
-            from ..article.model import using_block_model
-
-            with using_block_model(fold_models[fold_of[key]]):
-                prediction = predict_page(capture, segmenter, config)
-        else:
-            prediction = predict_page(capture, segmenter, config)
         rows["wps"][key] = {"articleBody": prediction.text}
         rows["extractor_on_render"][key] = {"articleBody": prediction.main_text}
         timings.append(prediction.seconds_text)
@@ -197,6 +214,15 @@ def run_article_benchmark(data: str | Path, out: str | Path, *, cache: str | Pat
     write_json_atomic(out / "summary.json", summary)
     write_text_atomic(out / "summary.md", markdown_table(summary))
     return summary
+
+
+def _block_model(model: Any) -> AbstractContextManager[Any]:
+    """The fold's block model in use while a page is judged (none: the packaged one)."""
+    if model is None:
+        return nullcontext()
+    from ..article.model import using_block_model
+
+    return using_block_model(model)
 
 
 def _fold_models(data: str | Path, cache: Path, truth: dict[str, Any], config: dict[str, Any],

@@ -8,7 +8,7 @@ whether forum posts arrive one per segment. Every page goes through the pipeline
 ``check.py`` scores the folder, and its JSON becomes ``eval/results/nonarticle*.{md,json}``.
 
 Reruns are cheap: a page whose outputs were made with the same options and the same wps source is
-reused; otherwise it is re-segmented from its saved capture (``OUT/<name>/capture``), and only a
+reused (its completion marker in ``OUT/.done/``, as ``wps batch`` keeps them, says so); otherwise it is re-segmented from its saved capture (``OUT/<name>/capture``), and only a
 page without a capture (or ``fresh=True``) is rendered again.
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import json
 import re
 import time
 from collections.abc import Iterable
@@ -24,8 +23,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..completions import Completions
 from ..errors import InputFileError, UsageError, WpsError
-from ..files import check_output_folder, prepare_output_folder, write_text_atomic
+from ..files import check_output_folder, prepare_output_folder
 from ..pipeline import PipelineOptions
 from .nonarticle_data import Dataset, PageRun, load_dataset, select_pages
 from .nonarticle_report import git_commit, write_results
@@ -33,7 +33,6 @@ from .nonarticle_scores import add_posts_alone, figures, run_check
 
 __all__ = ["RunSettings", "run_nonarticle_benchmark", "run_pages"]
 
-STATE_FILE = "benchmark-state.json"
 SEGMENTS_FILE = "segments.jsonl"
 CAPTURE_DIR = "capture"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -63,20 +62,13 @@ def run_key(options: PipelineOptions) -> str:
     return f"{options.output_key()}-{code_fingerprint()}"
 
 
-def load_state(out: Path) -> dict[str, PageRun]:
-    path = out / STATE_FILE
-    if not path.is_file():
-        return {}
+def previous_run(completions: Completions, name: str) -> PageRun | None:
+    """The run that made the page's current output, as its completion marker records it."""
+    record = completions.record(name)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {name: PageRun.from_json(item) for name, item in data.items()}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}  # a damaged state only costs re-segmenting
-
-
-def save_state(out: Path, state: dict[str, PageRun]) -> None:
-    data = {name: asdict(run) for name, run in sorted(state.items())}
-    write_text_atomic(out / STATE_FILE, json.dumps(data, ensure_ascii=False, indent=1))
+        return PageRun.from_json(record) if record is not None else None
+    except (TypeError, ValueError):
+        return None  # an odd marker only costs re-segmenting
 
 
 def plan_page(name: str, out: Path, key: str, previous: PageRun | None, *, fresh: bool,
@@ -136,30 +128,52 @@ def _failed(name: str, page_out: Path, err: BaseException, code: int) -> PageRun
 def run_pages(dataset: Dataset, names: list[str], out: Path, options: PipelineOptions, *,
               fresh: bool = False, captures: Path | None = None,
               progress: bool = True) -> dict[str, PageRun]:
-    """Make every selected page's output with one shared browser (started only when a page needs
-    rendering); the state file is saved after each page, so an interrupted run resumes."""
-    key = run_key(options)
-    state = load_state(out)
-    browser = None
-    try:
-        for name in _progress(names, progress):
-            mode, source = plan_page(name, out, key, state.get(name), fresh=fresh,
-                                     captures=captures)
-            if mode == "reused":
-                state[name] = replace(state[name], mode="reused")
-                continue
-            if mode == "rendered" and browser is None:
-                from ..capture import Browser
+    """Make every selected page's output in this process (:mod:`wps.executor`) with one shared
+    browser (started only when a page needs rendering); each page made is marked done
+    (:mod:`wps.completions`, keyed by the options and the code), so an interrupted run
+    resumes."""
+    from contextlib import closing
 
-                browser = Browser(restart_every=20)
-            state[name] = process_page(name, dataset.pages[name], out, options, key, mode,
-                                       source, browser)
-            save_state(out, state)
-    finally:
-        if browser is not None:
-            browser.close()
-    save_state(out, state)
-    return {name: state[name] for name in names}
+    from ..executor import InProcessExecutor
+
+    key = run_key(options)
+    completions = Completions(out)
+    browser = _SharedBrowser()
+
+    def make(name: str) -> PageRun:
+        previous = previous_run(completions, name)
+        mode, source = plan_page(name, out, key, previous, fresh=fresh, captures=captures)
+        if mode == "reused" and previous is not None:
+            return replace(previous, mode="reused")
+        shared = browser.get() if mode == "rendered" else None
+        run = process_page(name, dataset.pages[name], out, options, key, mode, source, shared)
+        if run.mode == "failed":
+            completions.forget(name)
+        else:
+            completions.mark(name, asdict(run))
+        return run
+
+    with closing(browser):
+        runs = list(InProcessExecutor().run(_progress(names, progress), make))
+    return {run.name: run for run in runs}
+
+
+class _SharedBrowser:
+    """One browser for the pages that render, launched by the first of them."""
+
+    def __init__(self) -> None:
+        self._browser: Any = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            from ..capture import Browser
+
+            self._browser = Browser(restart_every=20)
+        return self._browser
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
 
 
 def _progress(items: list[str], enabled: bool) -> Iterable[str]:

@@ -1,7 +1,8 @@
 """Run segmenters over Webis-WebSeg-20 pages and evaluate them, resumably, in worker processes.
 
 Per page: build the capture from the dataset files (no browser), run each segmenter (timed),
-evaluate its Webis JSON against ``ground-truth.json`` for every size function. Output that is
+evaluate its Webis JSON against ``ground-truth.json`` for every size function (the pages run
+through :mod:`wps.executor`: in this process, or a pool of workers). Output that is
 missing (the segmenter raised, returned no segments, or wrote JSON the evaluator refuses) is
 replaced by the full-page baseline's row, as R's ``--default-segmentation`` and ECIR'21's
 aggregation do. Results are appended to the store page by page, in the parent process only.
@@ -14,15 +15,14 @@ import shlex
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..datasets.published import SIZE_FUNCTION_ORDER
 from ..errors import SegmentationError, UnknownSegmenterError, UsageError
+from ..executor import InProcessExecutor, LocalExecutor
 from ..files import check_output_folder, write_text_atomic
 from ..model import PageCapture, Segment, Segmentation
 from ..webis import EVALUATION_FILES, WebisDataset, WebisPage, capture_from_webis, to_webis
@@ -222,45 +222,35 @@ def _save_segmentation(path: Path, segmentation: Segmentation, name: str) -> Non
 def _run_pages(todo: list[tuple[WebisPage, list[str]]], workers: int,
                save_dir: Path | None) -> Iterator[list[PageResult]]:
     """Results per page, as each page finishes; zip pages stay extracted only while in flight."""
+    @contextmanager
+    def opened(item: tuple[WebisPage, list[str]]) -> Iterator[_PageJob]:
+        page, names = item
+        with page.open() as folder:
+            yield _PageJob(folder, names, save_dir)
+
     if workers == 1:
-        for page, names in todo:
-            with page.open() as folder:
-                results = evaluate_page(folder, names, save_dir)
-            yield results
+        yield from InProcessExecutor(prepare=opened).run(todo, _evaluate_job)
         return
-    queue = iter(todo)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        in_flight: dict[Future, tuple[ExitStack, Path, list[str]]] = {}
+    executor = LocalExecutor(workers, on_died=_worker_died, prepare=opened, start_method=None)
+    yield from executor.run(todo, _evaluate_job)
 
-        def submit_next() -> bool:
-            for page, names in queue:
-                stack = ExitStack()
-                folder = stack.enter_context(page.open())
-                in_flight[pool.submit(evaluate_page, folder, names, save_dir)] = (
-                    stack, folder, names)
-                return True
-            return False
 
-        while len(in_flight) < 2 * workers and submit_next():
-            pass
-        try:
-            while in_flight:
-                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    stack, folder, names = in_flight.pop(future)
-                    with stack:
-                        try:
-                            results = future.result()
-                        except BrokenProcessPool as err:
-                            raise SegmentationError(
-                                f"a worker process died on page {folder.name} or a page in "
-                                f"flight beside it; rerun the same command to resume") from err
-                    yield results
-                    submit_next()
-        finally:
-            for future, (stack, _, _) in in_flight.items():
-                future.cancel()
-                stack.close()
+@dataclass(slots=True)
+class _PageJob:
+    """One page folder and the segmenters to run on it, as a worker gets them."""
+
+    folder: Path
+    names: list[str]
+    save_dir: Path | None
+
+
+def _evaluate_job(job: _PageJob) -> list[PageResult]:
+    return evaluate_page(job.folder, job.names, job.save_dir)
+
+
+def _worker_died(item: tuple[WebisPage, list[str]]) -> list[PageResult]:
+    raise SegmentationError(f"a worker process died on page {item[0].id} or a page in flight "
+                            "beside it; rerun the same command to resume")
 
 
 class _NoBar:

@@ -1,18 +1,23 @@
-"""Chromium's processes, found through ``/proc``: to bound a renderer's memory and to kill a
-browser that a timed-out page keeps busy (closing it politely can take many seconds).
+"""Chromium's processes, found with psutil: to bound a renderer's memory and to kill a browser
+that a timed-out page keeps busy (closing it politely can take many seconds).
 
 Playwright does not expose the browser's pid, so each :class:`~wps.capture.Browser` launches
 Chromium with a unique marker flag and finds the process whose command line carries it; its
 renderers are that process's descendants with ``--type=renderer``.
+
+The memory watcher asks for the renderers several times a second per page, so one step stays by
+hand: a process's children are read from the kernel's ``task/*/children`` files (a few small
+reads), where psutil would scan every process on the machine.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
-PROC = Path("/proc")
+import psutil
+
+_GONE = (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess)
 
 
 def marker_flag(token: str) -> str:
@@ -20,56 +25,32 @@ def marker_flag(token: str) -> str:
     return f"--wps-browser={token}"
 
 
-def _cmdline(pid: int) -> list[str]:
-    """The arguments of ``pid``; processes forked from Chromium's zygote rewrite theirs as one
-    space-separated title, so both separators count."""
-    try:
-        raw = (PROC / str(pid) / "cmdline").read_bytes()
-    except OSError:
-        return []
-    return raw.decode("utf-8", "replace").replace("\0", " ").split()
-
-
-def _parent_map() -> dict[int, int]:
-    """pid → parent pid of every process we can see."""
-    parents: dict[int, int] = {}
-    for entry in PROC.iterdir() if PROC.is_dir() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) "
-        if len(fields) > 1:
-            parents[int(entry.name)] = int(fields[1])
-    return parents
-
-
 def find_browser_pid(token: str) -> int | None:
-    """The Chromium browser process launched with :func:`marker_flag` ``(token)``."""
+    """The Chromium browser process launched with :func:`marker_flag` ``(token)``. psutil reads
+    the command line of a process forked from Chromium's zygote, which rewrites its arguments as
+    one space-separated title, as separate arguments too."""
     flag = marker_flag(token)
-    for pid in sorted(_parent_map()):
-        args = _cmdline(pid)
+    for process in sorted(psutil.process_iter(["cmdline"]), key=lambda process: process.pid):
+        args = process.info["cmdline"] or []
         if flag in args and not any(arg.startswith("--type=") for arg in args):
-            return pid
+            return process.pid
     return None
 
 
 def descendants(pid: int) -> list[int]:
-    """Every process below ``pid``: from each process's ``task/*/children`` (a few small reads),
-    or, where the kernel has no such file, from a scan of all of ``/proc``."""
-    children_of = _direct_children if _has_children_files(pid) else _scanned_children()
+    """Every process below ``pid``: from each process's ``task/*/children``, or, where the
+    kernel has no such file, from psutil (a scan of every process)."""
+    if not os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+        try:
+            return [child.pid for child in psutil.Process(pid).children(recursive=True)]
+        except _GONE:
+            return []
     found, stack = [], [pid]
     while stack:
-        for child in children_of(stack.pop()):
+        for child in _direct_children(stack.pop()):
             found.append(child)
             stack.append(child)
     return found
-
-
-def _has_children_files(pid: int) -> bool:
-    return (PROC / str(pid) / "task" / str(pid) / "children").exists()
 
 
 def _direct_children(pid: int) -> list[int]:
@@ -91,41 +72,37 @@ def _direct_children(pid: int) -> list[int]:
     return found
 
 
-def _scanned_children():
-    children: dict[int, list[int]] = {}
-    for child, parent in _parent_map().items():
-        children.setdefault(parent, []).append(child)
-    return lambda pid: children.get(pid, [])
-
-
 def renderer_memory(browser_pid: int) -> dict[int, int]:
     """Anonymous resident memory (bytes) of each renderer of the browser: what a page's DOM,
-    layout and scripts use (shared library pages are not counted)."""
+    layout and scripts use (shared library pages are not counted: resident minus shared is the
+    kernel's ``RssAnon``)."""
     usage: dict[int, int] = {}
     for pid in descendants(browser_pid):
-        if not _is_renderer(pid):
+        renderer = _renderer(pid)
+        if renderer is None:
             continue
         try:
-            with open(f"/proc/{pid}/status", "rb") as file:
-                status = file.read()
-        except OSError:
+            memory = renderer.memory_info()
+        except _GONE:
             continue
-        start = status.find(b"RssAnon:")
-        if start >= 0:
-            usage[pid] = int(status[start + 8:status.index(b"kB", start)]) * 1024
+        usage[pid] = memory.rss - memory.shared
     return usage
 
 
-_RENDERERS: dict[int, bool] = {}
-"""pid → renderer or not; a process keeps its arguments (a reused pid is rare and only costs one
-wrong answer until the cache is trimmed)."""
+_RENDERERS: dict[int, psutil.Process | None] = {}
+"""pid → its process if a renderer, else ``None``; a process keeps its arguments (a reused pid
+is rare and only costs one wrong answer until the cache is trimmed)."""
 
 
-def _is_renderer(pid: int) -> bool:
+def _renderer(pid: int) -> psutil.Process | None:
     if pid not in _RENDERERS:
         if len(_RENDERERS) > 4096:
             _RENDERERS.clear()
-        _RENDERERS[pid] = "--type=renderer" in _cmdline(pid)
+        try:
+            process = psutil.Process(pid)
+            _RENDERERS[pid] = process if "--type=renderer" in process.cmdline() else None
+        except _GONE:
+            return None
     return _RENDERERS[pid]
 
 

@@ -12,8 +12,10 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..settings import packaged_config
 from . import quiet, say
-from .segment import add_pipeline_arguments, pipeline_options_from_args
+from .capture import overlay_flags
+from .segment import add_pipeline_arguments, pipeline_options_from_args, run_config_from_args
 
 if TYPE_CHECKING:
     from ..runner import BatchOptions
@@ -23,6 +25,7 @@ PARTIAL_FAILURE_EXIT = 9
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    default = packaged_config()["batch"]
     parser = subparsers.add_parser(
         "batch",
         help="capture and segment many pages (URL list, JSONL, folder of .html(.gz), WARC) "
@@ -43,29 +46,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="also write all finished pages' segments into one file: "
                         "DIR/segments.jsonl, or with --merged parquet DIR/segments.parquet "
                         "(pip install 'wps[parquet]'; a row group per 64 pages)")
-    parser.add_argument("--wait-for-lock", action="store_true",
+    parser.add_argument("--wait-for-lock", action="store_true", default=None,
                         help="if another batch writes to DIR, wait for it instead of refusing")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     outputs = parser.add_argument_group("page outputs (besides segmentation.json, "
                                         "segments.jsonl, main-text.json)")
-    outputs.add_argument("--reports", action="store_true",
+    outputs.add_argument("--reports", action="store_true", default=None,
                          help="write each page's report.html (DIR/report.html, the batch's own, "
                          "is always written; wps report DIR builds the pages' later)")
-    outputs.add_argument("--images", action="store_true",
+    outputs.add_argument("--images", action="store_true", default=None,
                          help="take each page's screenshot, draw overlay.png and show the "
                          "screenshot in report.html (implies --save-capture; default: the "
                          "screenshot is taken only for a segmenter that reads it)")
-    parser.add_argument("--replay", action="store_true",
+    parser.add_argument("--replay", action="store_true", default=None,
                         help="WARC input: render each page with its stylesheets, images and "
                         "other subresources from the same WARC (missing ones are listed in "
                         "capture.json); default: every subresource blocked")
-    outputs.add_argument("--save-capture", action="store_true",
+    outputs.add_argument("--save-capture", action="store_true", default=None,
                          help="write each page's capture/ folder (capture.json, dom.html, the "
                          "screenshot if taken), which wps segment can segment again offline")
     engine = parser.add_argument_group("engine")
-    engine.add_argument("--engine", choices=("local", "ray"), default="local",
+    engine.add_argument("--engine", choices=("local", "ray"),
                         help="local: process pool on this machine; ray: renderer actors and "
-                        "CPU tasks on Ray (pip install 'wps[ray]')")
+                        f"CPU tasks on Ray (pip install 'wps[ray]'; default {default['engine']})")
     engine.add_argument("--workers", type=_auto_or_int, default=None, metavar="N|auto",
                         help="local engine: worker processes, one Chromium each (default: "
                         "auto, two pages in flight per core as memory allows)")
@@ -73,27 +76,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         metavar="N|auto", help="pages each Chromium renders at once, each in "
                         "its own tab, while the rendered ones are segmented (default: auto, "
                         "1 with two workers per core, else 2)")
-    engine.add_argument("--restart-every", type=int, default=50,
-                        help="restart each Chromium after this many pages")
-    engine.add_argument("--restart-above-mb", type=int, default=1024,
+    engine.add_argument("--restart-every", type=int, help="restart each Chromium after this "
+                        f"many pages (default {default['restart_every']})")
+    engine.add_argument("--restart-above-mb", type=int,
                         help="restart a Chromium after a page that left it holding more than "
-                        "this many MiB")
-    engine.add_argument("--ray-address", default=None,
+                        f"this many MiB (default {default['restart_above_mb']})")
+    engine.add_argument("--ray-address",
                         help="ray engine: 'auto' or HOST:PORT of a running cluster (default: "
                         "start a local Ray instance on 127.0.0.1)")
-    engine.add_argument("--renderers", type=int, default=2,
-                        help="ray engine: renderer actors (one Chromium each)")
-    engine.add_argument("--cpus-per-task", type=float, default=1.0,
-                        help="ray engine: CPUs per renderer and per segmentation task")
+    engine.add_argument("--renderers", type=int, help="ray engine: renderer actors (one "
+                        f"Chromium each; default {default['renderers']})")
+    engine.add_argument("--cpus-per-task", type=float, help="ray engine: CPUs per renderer and "
+                        f"per segmentation task (default {default['cpus_per_task']})")
     polite = parser.add_argument_group("politeness (live URLs)")
-    polite.add_argument("--no-robots", dest="robots", action="store_false",
+    polite.add_argument("--no-robots", dest="robots", action="store_const", const=False,
                         help="do not read robots.txt (default: pages it disallows for 'wps' "
                         "fail with exit code 18)")
-    polite.add_argument("--per-host", type=int, default=2,
-                        help="at most this many pages of one host at a time")
-    polite.add_argument("--host-delay", type=float, default=1.0,
+    polite.add_argument("--per-host", type=int, help="at most this many pages of one host at a "
+                        f"time (default {default['per_host']})")
+    polite.add_argument("--host-delay", type=float,
                         help="seconds between two page starts on one host (or the site's "
-                        "robots.txt Crawl-delay, if longer)")
+                        f"robots.txt Crawl-delay, if longer; default {default['host_delay_s']})")
     add_pipeline_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -105,15 +108,15 @@ def run(args: argparse.Namespace) -> int:
     from ..runner.sources import input_kind
 
     with _input_file(args.input) as path:
-        if args.replay and input_kind(path) != "warc":
-            raise UsageError(f"--replay answers a page's requests from its WARC file; "
-                             f"{args.input} is not a WARC file")
         sources = iter_sources(path)
         first = next(sources)  # an input naming no page fails here, before any work
         total = count_sources(path)
         workers, pages_per_browser = choose_workers(this_machine(), args.workers,
                                                     args.pages_per_browser, total)
         options = _batch_options(args, workers, pages_per_browser)
+        if options.replay and input_kind(path) != "warc":
+            raise UsageError(f"--replay answers a page's requests from its WARC file; "
+                             f"{args.input} is not a WARC file")
         summary = run_batch(chain([first], sources), args.out, options, total=total)
     say(summary.line())
     for line in summary.details():
@@ -121,32 +124,32 @@ def run(args: argparse.Namespace) -> int:
     return PARTIAL_FAILURE_EXIT if summary.failed else 0
 
 
+BATCH_FLAGS = {
+    "engine": "batch.engine", "restart_every": "batch.restart_every",
+    "restart_above_mb": "batch.restart_above_mb", "renderers": "batch.renderers",
+    "cpus_per_task": "batch.cpus_per_task", "ray_address": "batch.ray_address",
+    "robots": "batch.robots", "per_host": "batch.per_host", "host_delay": "batch.host_delay_s",
+    "wait_for_lock": "batch.wait_for_lock", "reports": "batch.reports", "images": "batch.images",
+    "save_capture": "batch.save_capture", "replay": "batch.replay",
+}
+"""Each flag of ``wps batch`` (its ``args`` name) that overlays a setting of ``[batch]``; an
+unset flag (``None``) leaves the configured value (``--merged`` sets two)."""
+
+
 def _batch_options(args: argparse.Namespace, workers: int,
                    pages_per_browser: int) -> BatchOptions:
+    """The ``[batch]`` section of the run's configuration overlaid by the flags, with the
+    engine's size and the pipeline beside it."""
     from ..runner import BatchOptions
 
-    return BatchOptions(
-        workers=workers,
-        restart_every=args.restart_every,
-        restart_above_mb=args.restart_above_mb,
+    config = overlay_flags(run_config_from_args(args), args, BATCH_FLAGS)
+    section = dict(config["batch"])
+    if args.merged is not None:
+        section.update(merged=True, merged_format=args.merged)
+    return BatchOptions.from_config(
+        section, workers=workers, pages_per_browser=pages_per_browser,
         pipeline=pipeline_options_from_args(args),
-        progress=False if args.no_progress or quiet() else None,
-        engine=args.engine,
-        ray_address=args.ray_address,
-        renderers=args.renderers,
-        cpus_per_task=args.cpus_per_task,
-        wait_for_lock=args.wait_for_lock,
-        robots=args.robots,
-        per_host=args.per_host,
-        host_delay_s=args.host_delay,
-        merged=args.merged is not None,
-        merged_format=args.merged or "jsonl",
-        reports=args.reports,
-        images=args.images,
-        save_capture=args.save_capture,
-        pages_per_browser=pages_per_browser,
-        replay=args.replay,
-    )
+        progress=False if args.no_progress or quiet() else None)
 
 
 def _auto_or_int(text: str) -> int | None:

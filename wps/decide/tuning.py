@@ -39,15 +39,17 @@ class DevPage:
 def load_pages(data: Path, captures: Path, steps: list[Any]) -> list[DevPage]:
     """Run ``steps`` on each page's saved capture (``captures/<name>/capture``, as
     ``scripts/benchmark_nonarticle.py`` leaves them)."""
+    from ..executor import InProcessExecutor
     from ..steps import PageState, run_steps
 
     labels = json.loads((data / "labels.json").read_text(encoding="utf-8"))
-    pages = []
-    for name in sorted(labels):
+
+    def load(name: str) -> DevPage:
         capture = PageCapture.load(captures / name / "capture")
         state = run_steps(steps, PageState(capture))
-        pages.append(DevPage(name, labels[name]["type"], capture, state.segments))
-    return pages
+        return DevPage(name, labels[name]["type"], capture, state.segments)
+
+    return list(InProcessExecutor().run(sorted(labels), load))
 
 
 def nonarticle_site(name: str) -> str:

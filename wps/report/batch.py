@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..completions import DONE_FOLDER
 from ..errors import InputFileError, WpsError
 from ..files import read_text, write_text_atomic
 from ..jsonsafe import jsonl_record, load_json_text
@@ -22,7 +23,6 @@ from .folders import is_page_folder, read_main_text, read_page_facts, read_recor
 from .page import REPORT_FILE, page_report_html, page_verdict
 from .render import render
 
-DONE_FOLDER = ".done"
 FAILURES_FILE = "failures.jsonl"
 SUMMARY_FILE = "summary.json"
 """The batch folder's files, as :mod:`wps.runner.batch` writes them (it calls this module when

@@ -25,7 +25,8 @@ path and the page's ``page_id`` (first 12 hex digits of the SHA-1 of its URL), e
 marker are the bare ``page_id``, keeps them. Pages come as a
 stream (:mod:`.sources`) through a :class:`~.politeness.PageQueue` to an engine: the local one
 here (a pool of worker processes, one Chromium each, each rendering ``pages_per_browser`` pages
-at once while it segments the rendered ones) or :mod:`.ray_engine`. Markers, failures and
+at once while it segments the rendered ones: :mod:`.local_engine`) or :mod:`.ray_engine`.
+Markers, failures and
 the summary are written by the driver process only (:class:`BatchRun`), so workers never race.
 
 A run that is interrupted (Ctrl-C, SIGTERM) stops its workers with SIGTERM and waits for them to
@@ -40,55 +41,29 @@ import logging
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import asdict, replace
-from multiprocessing import connection, get_context
-from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from ..capture import Browser, CaptureOptions, find_chromium
-from ..errors import BlockedTargetError, InputFileError, PageTimeoutError, WpsError
+from ..capture import CaptureOptions, find_chromium
+from ..completions import Completions
+from ..errors import BlockedTargetError, InputFileError
 from ..files import prepare_output_folder, remove_stale_staging, write_text_atomic
-from ..jsonsafe import load_nested
 from ..pipeline import PipelineOptions
 from ..report.batch import write_batch_report
 from ..segmenters import wants_screenshot
+from .entries import BatchSource
 from .folders import page_folder
+from .local_engine import local_results
 from .lock import output_lock
 from .merged import DONE_FOLDER, import_pyarrow, write_merged_segments
 from .options import BatchOptions, BatchSummary
 from .politeness import USER_AGENT, PageQueue, RobotsRules
-from .entries import BatchSource
-from .worker import (
-    PageOutcome,
-    PageTask,
-    init_worker,
-    run_chunk_in_worker,
-    run_in_worker,
-    run_page,
-    run_pages,
-    warm_up_once,
-)
+from .worker import PageOutcome, PageTask
 
-_STOP_WAIT_S = 30.0
-"""How long an interrupted batch waits for a worker to clean up before killing it."""
-_RESEND_S = 5.0
-"""How often it repeats SIGTERM meanwhile (library code may swallow one)."""
 FAILURES_FILE = "failures.jsonl"
 SUMMARY_FILE = "summary.json"
-OVERDUE_GRACE_S = 15.0
-"""A page running this long past its deadline has a worker that does not stop: it is killed."""
-OVERDUE_STOP_S = 3.0
-"""How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
-
-
-CHUNK_PER_BROWSER = 2
-"""A pool worker with several pages per browser takes this many times as many pages per call
-(the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
-end)."""
 _log = logging.getLogger(__name__)
 
 SLOWEST_SHOWN = 5
@@ -132,7 +107,7 @@ def run_batch(sources: Iterable[str | BatchSource], out_dir: str | Path, options
 
                 results = ray_results(queue, pipeline, options)
             else:
-                results = _results(queue, pipeline, options)
+                results = local_results(queue, pipeline, options)
             with closing(results):  # an interruption stops the workers
                 for result in results:
                     run.record(result)
@@ -151,6 +126,7 @@ class BatchRun:
         self.out = out
         self.pipeline = pipeline
         self.options = options
+        self.completions = Completions(out)
         self.done_as = {"segmenter": pipeline.segmenter, "options": pipeline.output_key(),
                         "outputs": options.outputs}
         self.summary = BatchSummary(failures_path=str(out / FAILURES_FILE), engine=options.engine)
@@ -181,7 +157,7 @@ class BatchRun:
                                         InputFileError.exit_code))
                 continue
             folder = page_folder(self.out, source.location, key)
-            if _is_done(self.out / DONE_FOLDER / folder, self.done_as):
+            if self.completions.is_done(folder, self.done_as):
                 self.summary.skipped += 1
                 self._bar.update(1)
                 continue
@@ -207,7 +183,8 @@ class BatchRun:
                   "done" if result.ok else f"failed ({result.message})", result.seconds)
         if result.ok:
             folder = Path(result.out_dir).name
-            _mark_done(self.out / DONE_FOLDER / folder, result, {**self.done_as, "folder": folder})
+            self.completions.mark(folder, {"url": result.source, **self.done_as, "folder": folder,
+                                           "seconds": round(result.seconds, 3)})
             self.summary.done += 1
             self._times.append((result.seconds, result.source))
             for stage, seconds in result.stages.items():
@@ -280,318 +257,6 @@ def _checked_pipeline(pipeline: PipelineOptions, images: bool = True) -> Pipelin
         capture_options = replace(capture_options, screenshot=False)
     return replace(pipeline, capture_options=capture_options).checked()
 
-
-def _results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
-             options: BatchOptions) -> Iterator[PageOutcome]:
-    """The local engine's results in completion order; one worker runs in this process (no
-    pool to start)."""
-    if queue.exhausted():
-        return
-    concurrency = options.pages_per_browser
-    if options.workers == 1:
-        warm_up_once(pipeline)
-        # started by the first page that reaches capture: none when every page is refused
-        with closing(Browser(pipeline.capture_options, restart_every=options.restart_every,
-                             concurrency=concurrency)) as browser:
-            if concurrency > 1:
-                yield from run_pages(queue.take, lambda: not queue.exhausted(), browser,
-                                     concurrency, done=queue.finished)
-                return
-            while not queue.exhausted():
-                task = queue.take()
-                if task is None:  # every waiting page's host is busy or resting
-                    time.sleep(queue.wait_s())
-                    continue
-                yield run_page(task, browser)
-                queue.finished(task)
-        return
-    context = get_context("spawn")
-    while not queue.exhausted():
-        # A pool whose worker died (killed, out of memory) is broken: the pages it held fail,
-        # and a new pool takes the rest.
-        events = context.Queue()
-        with ProcessPoolExecutor(max_workers=options.workers, mp_context=context,
-                                 initializer=init_worker, initargs=(events,)) as pool:
-            try:
-                if concurrency == 1:
-                    yield from _pool_results(pool, events, queue, options.workers,
-                                             pipeline.timeout_s + OVERDUE_GRACE_S)
-                else:
-                    yield from _chunk_pool_results(
-                        pool, events, queue, options.workers,
-                        pipeline.timeout_s + OVERDUE_GRACE_S,
-                        CHUNK_PER_BROWSER * concurrency, concurrency)
-            except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
-                _stop_workers(pool)
-                raise
-            finally:
-                events.close()
-                events.join_thread()
-
-
-def _pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue[PageTask],
-                  workers: int, overdue_after_s: float) -> Iterator[PageOutcome]:
-    """Results of one pool until it breaks or ``queue`` is exhausted.
-
-    A page still running ``overdue_after_s`` after it started has a worker that does not stop
-    at its deadline (stuck outside Python, where the worker's own timer cannot reach): the
-    pool's workers are stopped, that page fails as a timeout and the pages it held go back to
-    the queue for a fresh pool. A page starts when its worker says so on ``events``, after the
-    worker has started and warmed up (tens of seconds on a loaded machine): a future runs as
-    soon as it waits in the pool's call queue. One that never says so is overdue
-    :data:`WORKER_START_S` later.
-    """
-    running: dict[Future[PageOutcome], PageTask] = {}
-    handed: dict[Future[PageOutcome], float] = {}
-    """When each future was handed to the workers' call queue."""
-    started: dict[str, float] = {}
-    """When each page started, by output folder, as its worker reported."""
-    broken = False
-    while running or not queue.exhausted():
-        while len(running) < 2 * workers and (task := queue.take()) is not None:
-            running[pool.submit(run_in_worker, task)] = task
-        if not running:  # every waiting page's host is busy or resting
-            time.sleep(queue.wait_s())
-            continue
-        finished = _wait_some(running, handed, queue.poll_s())
-        _note_starts(events, started)
-        now = time.monotonic()
-        overdue = [future for future in running if future not in finished
-                   and _is_overdue(running[future], future, handed, started, now,
-                                     overdue_after_s)]
-        for future in finished:
-            task = running.pop(future)
-            started.pop(task.out_dir, None)
-            queue.finished(task)
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                broken = True
-                yield _died(task)
-        if overdue and not broken:
-            _stop_workers(pool, OVERDUE_STOP_S)
-            for future in overdue:
-                task = running.pop(future)
-                queue.finished(task)
-                yield _overdue(task, overdue_after_s)
-            yield from _finished_or_requeued(running, queue)
-            return
-        if broken:
-            for future, task in running.items():
-                queue.finished(task)
-                try:
-                    yield future.result(timeout=0)
-                except Exception:  # noqa: BLE001 - whatever it was, the worker is gone
-                    yield _died(task)
-            return
-
-
-WORKER_START_S = 120.0
-"""How long a page handed to the pool may wait for its worker to start it (spawn, imports, the
-warm-up) before that worker counts as stuck."""
-
-
-def _is_overdue(task: PageTask, future: Future[PageOutcome],
-                handed: dict[Future[PageOutcome], float], started: dict[str, float], now: float,
-                overdue_after_s: float) -> bool:
-    if task.out_dir in started:
-        return now - started[task.out_dir] > overdue_after_s
-    return now - handed.get(future, now) > overdue_after_s + WORKER_START_S
-
-
-def _note_starts(events: Any, started: dict[str, float]) -> None:
-    """The pages that the workers reported started since the last look."""
-    from queue import Empty
-
-    while True:
-        try:
-            kind, value = events.get_nowait()
-        except Empty:
-            return
-        if kind == "start":
-            started.setdefault(value, time.monotonic())
-
-
-def _wait_some(running: dict[Future[PageOutcome], PageTask],
-               handed: dict[Future[PageOutcome], float],
-               timeout_s: float) -> set[Future[PageOutcome]]:
-    """The futures that finished within ``timeout_s``; notes when the others were handed to
-    the workers' call queue."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    finished, _ = wait(running, timeout=timeout_s, return_when=FIRST_COMPLETED)
-    now = time.monotonic()
-    for future in running:
-        if future.running() and future not in handed:
-            handed[future] = now
-    return finished
-
-
-def _finished_or_requeued(running: dict[Future[PageOutcome], PageTask],
-                          queue: PageQueue[PageTask]) -> Iterator[PageOutcome]:
-    """After the workers were stopped: pages that finished meanwhile count, the others wait for
-    the next pool (they did nothing wrong)."""
-    for future, task in running.items():
-        if future.done() and not future.cancelled() and future.exception() is None:
-            queue.finished(task)
-            yield future.result()
-        else:
-            queue.put_back(task)
-
-
-def _chunk_pool_results(pool: ProcessPoolExecutor, events: Any, queue: PageQueue[PageTask],
-                        workers: int, overdue_after_s: float, chunk: int,
-                        concurrency: int) -> Iterator[PageOutcome]:
-    """:func:`_pool_results` for workers that take ``chunk`` pages per call and render
-    ``concurrency`` of them at once (:func:`~.worker.run_chunk_in_worker`).
-
-    Workers report on ``events`` when each page starts rendering, ends it and starts its steps,
-    and each outcome as it comes, so pages count one by one, as with one page per call: a page
-    still rendering or in its steps ``overdue_after_s`` after it started (not one rendered and
-    waiting for an earlier page's steps) stops the pool's workers and fails as a timeout; the
-    pages that finished meanwhile count, the others go back to the queue for a fresh pool.
-    """
-    calls: dict[Future[Any], list[PageTask]] = {}
-    waiting: dict[str, PageTask] = {}
-    """Pages handed to a worker without an outcome yet, by output folder."""
-    started: dict[str, float] = {}
-    """When each waiting page started rendering; gone while it waits for its steps."""
-    while calls or not queue.exhausted():
-        while len(calls) < 2 * workers and (tasks := _take(queue, chunk)):
-            calls[pool.submit(run_chunk_in_worker, tasks, concurrency)] = tasks
-            waiting.update((task.out_dir, task) for task in tasks)
-        if not calls:  # every waiting page's host is busy or resting
-            time.sleep(queue.wait_s())
-            continue
-        yield from _page_events(events, waiting, started, queue, queue.poll_s())
-        broken = False
-        for future in [future for future in calls if future.done()]:
-            tasks = calls.pop(future)
-            try:
-                outcomes = future.result()
-            except BrokenProcessPool:
-                broken = True
-                continue
-            except Exception:  # noqa: BLE001 - the call failed as a whole: its pages died
-                outcomes = []
-            for outcome in outcomes:  # their events may still be on the way
-                yield from _settle(waiting, started, queue, outcome)
-            for task in tasks:
-                if task.out_dir in waiting:
-                    yield from _settle(waiting, started, queue, _died(task))
-        now = time.monotonic()
-        overdue = [key for key in waiting if now - started.get(key, now) > overdue_after_s]
-        if broken or overdue:
-            if overdue and not broken:
-                _stop_workers(pool, OVERDUE_STOP_S)
-            yield from _page_events(events, waiting, started, queue, 0.5)  # what got through
-            for key in overdue:
-                yield from _settle(waiting, started, queue,
-                                   _overdue(waiting[key], overdue_after_s))
-            for task in list(waiting.values()):
-                if broken:
-                    yield from _settle(waiting, started, queue, _died(task))
-                else:
-                    waiting.pop(task.out_dir)
-                    queue.put_back(task)
-            return
-
-
-def _page_events(events: Any, waiting: dict[str, PageTask], started: dict[str, float],
-                 queue: PageQueue[PageTask], wait_s: float) -> Iterator[PageOutcome]:
-    """Read the workers' page events for up to ``wait_s`` (until the first one, then what is
-    there): starts are noted, outcomes of waiting pages yielded."""
-    first_start = _FIRST_START
-    from queue import Empty
-
-    timeout: float | None = wait_s
-    while True:
-        try:
-            kind, value = events.get(timeout=timeout) if timeout else events.get_nowait()
-        except Empty:
-            return
-        timeout = None
-        if kind == "start":
-            started.setdefault(value, time.monotonic())
-            first_start[value] = started[value]
-        elif kind == "rendered":
-            started.pop(value, None)  # not stuck: waiting for an earlier page's steps
-        elif kind == "segmenting":
-            if value in first_start:
-                started[value] = first_start[value]
-        else:
-            yield from _settle(waiting, started, queue, value)
-
-
-def _settle(waiting: dict[str, PageTask], started: dict[str, float],
-            queue: PageQueue[PageTask], outcome: PageOutcome) -> Iterator[PageOutcome]:
-    """``outcome``, once: for a page still waiting for one."""
-    task = waiting.pop(outcome.out_dir, None)
-    if task is None:
-        return
-    started.pop(outcome.out_dir, None)
-    _FIRST_START.pop(outcome.out_dir, None)
-    queue.finished(task)
-    yield outcome
-
-
-_FIRST_START: dict[str, float] = {}
-"""When each page of a chunked pool started rendering (its deadline runs from there)."""
-
-
-def _take(queue: PageQueue[PageTask], count: int) -> list[PageTask]:
-    tasks: list[PageTask] = []
-    while len(tasks) < count and (task := queue.take()) is not None:
-        tasks.append(task)
-    return tasks
-
-
-def _stop_workers(pool: ProcessPoolExecutor, wait_s: float = _STOP_WAIT_S) -> None:
-    """SIGTERM every worker and wait for it to unwind (its page's folders, its Chromium and its
-    screenshots go); kill what does not end in time. Queued pages are dropped."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API in 3.11
-    pool.shutdown(wait=False, cancel_futures=True)
-    deadline = time.monotonic() + wait_s
-    while processes and time.monotonic() < deadline:
-        for process in processes:
-            process.terminate()
-        processes = _still_running(processes, min(time.monotonic() + _RESEND_S, deadline))
-    for process in processes:
-        process.kill()
-        process.join()
-
-
-def _still_running(processes: list[BaseProcess], until: float) -> list[BaseProcess]:
-    """Wait until every process has ended or ``until`` (``time.monotonic``); what still runs."""
-    while processes and time.monotonic() < until:
-        connection.wait([process.sentinel for process in processes], until - time.monotonic())
-        processes = [process for process in processes if process.is_alive()]
-    return processes
-
-
-def _overdue(task: PageTask, seconds: float) -> PageOutcome:
-    return PageOutcome(task.source, task.out_dir, False, seconds, "PageTimeoutError",
-                      f"{task.source}: the worker did not stop at the page deadline and was "
-                      f"killed after {seconds:g} s", PageTimeoutError.exit_code)
-
-
-def _died(task: PageTask) -> PageOutcome:
-    return PageOutcome(task.source, task.out_dir, False, 0.0, "WorkerDied",
-                      f"{task.source}: worker process died while rendering the page", 1)
-
-
-def _is_done(marker: Path, done_as: dict[str, str]) -> bool:
-    """A page is done if its marker exists and names the same segmenter and output options."""
-    try:
-        record = load_nested(marker.read_text(encoding="utf-8"), str(marker), json.loads)
-    except (OSError, ValueError, WpsError):  # unreadable or odd marker: do the page again
-        return False
-    return isinstance(record, dict) and all(record.get(k) == v for k, v in done_as.items())
-
-
-def _mark_done(marker: Path, result: PageOutcome, done_as: dict[str, str]) -> None:
-    record = {"url": result.source, **done_as, "seconds": round(result.seconds, 3)}
-    write_text_atomic(marker, json.dumps(record))
 
 
 def _record_failure(handle: IO[str], result: PageOutcome) -> None:

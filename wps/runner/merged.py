@@ -19,13 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..completions import DONE_FOLDER
 from ..errors import UsageError
 from ..files import atomic_file, iter_jsonl
 from ..records import SEGMENTS_FILE, detector_record
 
 __all__ = ["MERGED_FILES", "PAGES_PER_ROW_GROUP", "finished_pages", "write_merged_segments"]
 
-DONE_FOLDER = ".done"
 MERGED_FILES = {"jsonl": "segments.jsonl", "parquet": "segments.parquet"}
 PAGES_PER_ROW_GROUP = 64
 """Pages per Parquet row group: some thousands of segments, a few MB of text."""

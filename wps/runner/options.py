@@ -3,65 +3,84 @@ driver (:mod:`.batch`) and the engines."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import UsageError
 from ..pipeline import PipelineOptions
+from ..settings import none_for_empty, packaged_defaults
 
 ENGINES = ("local", "ray")
 MERGED_FORMATS = ("jsonl", "parquet")
 
 
 @dataclass(slots=True)
+@packaged_defaults("batch")
 class BatchOptions:
-    """How a batch runs; ``pipeline`` is what every page goes through, as in ``wps segment``."""
+    """How a batch runs: the ``[batch]`` section of the run configuration (its defaults are in
+    ``wps/defaults.toml``), the engine's size and ``pipeline``, what every page goes through, as
+    in ``wps segment``."""
 
-    workers: int = 1
-    restart_every: int | None = 50
-    """Restart each worker's Chromium after this many pages (bounds memory growth)."""
-    restart_above_mb: int | None = 1024
-    """Restart a worker's Chromium after a page that left it holding more than this (MiB)."""
-    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
-    progress: bool | None = None
-    """Show a tqdm bar: ``None`` = only on a terminal."""
-    engine: str = "local"
+    engine: str
     """``local``: a process pool on this machine; ``ray``: renderer actors and CPU tasks on a
     Ray cluster (:mod:`wps.runner.ray_engine`)."""
-    ray_address: str | None = None
-    """``None``: start a local Ray instance; ``auto`` or ``HOST:PORT``: join that cluster."""
-    renderers: int = 2
+    restart_every: int | None
+    """Restart each worker's Chromium after this many pages (bounds memory growth)."""
+    restart_above_mb: int | None
+    """Restart a worker's Chromium after a page that left it holding more than this (MiB)."""
+    overdue_grace_s: float
+    """A page unfinished this long past its deadline has a worker that does not stop (stuck
+    outside Python, where its own timer cannot reach): it fails and its worker is stopped. The
+    Ray engine counts from when the page was queued for a renderer, so it allows twice the
+    deadline plus this grace."""
+    renderers: int
     """Ray engine: renderer actors, one Chromium each."""
-    cpus_per_task: float = 1.0
+    cpus_per_task: float
     """Ray engine: CPUs each segmentation task (and each renderer) asks Ray for."""
-    wait_for_lock: bool = False
-    """Another batch on the same ``--out``: wait for it (else refuse at once)."""
-    robots: bool = True
+    ray_address: str | None
+    """``None``: start a local Ray instance; ``auto`` or ``HOST:PORT``: join that cluster."""
+    robots: bool
     """Respect robots.txt of live sites (for the tool's token ``wps``)."""
-    per_host: int | None = 2
+    per_host: int | None
     """Live sites: at most this many pages of one host at a time (``None``: no limit)."""
-    host_delay_s: float = 1.0
+    host_delay_s: float
     """Live sites: at least this long between two page starts on one host."""
-    merged: bool = False
+    wait_for_lock: bool
+    """Another batch on the same ``--out``: wait for it (else refuse at once)."""
+    merged: bool
     """Also write ``DIR/segments.jsonl``: every finished page's segment lines in one file."""
-    merged_format: str = "jsonl"
+    merged_format: str
     """``"jsonl"``, or ``"parquet"``: ``DIR/segments.parquet`` instead (pyarrow; one row group per
     :data:`~wps.runner.merged.PAGES_PER_ROW_GROUP` pages; :mod:`wps.runner.merged`)."""
-    reports: bool = False
+    reports: bool
     """Write each page's ``report.html`` (the batch's own ``DIR/report.html`` is always written
     and links the pages that have one)."""
-    images: bool = False
+    images: bool
     """Take each page's screenshot, draw ``overlay.png`` and keep the screenshot in
     ``capture/`` for ``report.html`` (implies ``save_capture``). Off by default: the screenshot
     is then taken only for a segmenter that reads it (``Segmenter.needs_screenshot``)."""
-    save_capture: bool = False
+    save_capture: bool
     """Write each page's ``capture/`` folder (``capture.json``, ``dom.html``, the screenshot when
     one was taken), which ``wps segment`` can segment again without a browser."""
-    replay: bool = False
+    replay: bool
     """WARC input: render each page with its subresources from the same WARC
     (:mod:`wps.capture.replay`), not with every subresource blocked."""
+    workers: int = 1
+    """Local engine: worker processes, one Chromium each (``wps batch`` sizes it for the
+    machine, :mod:`.sizing`)."""
     pages_per_browser: int = 2
     """Pages rendered at once by each Chromium (each in its own browser context), while the
-    worker segments the pages already rendered."""
+    worker segments the pages already rendered (``wps batch`` sizes it for the machine)."""
+    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
+    progress: bool | None = None
+    """Show a tqdm bar: ``None`` = only on a terminal."""
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any], **run: Any) -> BatchOptions:
+        """The options of a resolved ``[batch]`` section (``""`` for an unset value), with
+        ``run`` (the engine's size, the pipeline, progress) beside them."""
+        return cls(**none_for_empty(cls, section), **run)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -83,6 +102,9 @@ class BatchOptions:
             raise UsageError(f"--per-host must be at least 1, got {self.per_host}")
         if not self.host_delay_s >= 0:
             raise UsageError(f"--host-delay must be >= 0, got {self.host_delay_s}")
+        if not math.isfinite(self.overdue_grace_s):
+            raise UsageError(f"overdue_grace_s must be a finite number, got "
+                             f"{self.overdue_grace_s}")
         if self.merged_format not in MERGED_FORMATS:
             raise UsageError(f"--merged must be one of {', '.join(MERGED_FORMATS)}, "
                              f"got {self.merged_format!r}")

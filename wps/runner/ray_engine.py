@@ -47,8 +47,6 @@ its Chromium never waits for the driver."""
 FINISHING_PER_CPU = 2
 """Captures waiting for segmentation per CPU of the cluster, at most (bounds memory)."""
 _SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
-OVERDUE_GRACE_S = 30.0
-"""A page still unfinished this long after twice its deadline has a stuck worker: it fails."""
 
 
 @dataclass(slots=True)
@@ -152,7 +150,7 @@ def _schedule(ray: Any, queue: PageQueue[PageTask], pipeline: PipelineOptions,
     """Render reference → index of its renderer (a slot of that renderer)."""
     finishing: dict[Any, tuple[PageTask, int, Any, float]] = {}
     """Outcome reference → (page, renderer index, render reference, submitted at)."""
-    overdue_s = 2 * pipeline.timeout_s + OVERDUE_GRACE_S
+    overdue_s = 2 * pipeline.timeout_s + options.overdue_grace_s
     slots = options.pages_per_browser + RENDERS_QUEUED
     while finishing or not queue.exhausted():
         _submit(queue, renderers, finish, rendering, finishing, cpus, slots)

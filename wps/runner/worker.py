@@ -23,6 +23,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -110,10 +111,12 @@ def warm_up_once(pipeline: PipelineOptions) -> None:
         _WARM = True
 
 
-def init_worker(events: Any = None) -> None:
+def init_worker(events: Any = None, pipeline: PipelineOptions | None = None) -> None:
     """Pool initializer: SIGTERM ends the worker cleanly; Ctrl-C is the parent's to handle.
-    ``events``: where the workers report when each page starts (and, in chunks, its stages and
-    outcome)."""
+    ``events``: where :func:`run_chunk_in_worker` reports each page. ``pipeline``: warmed up
+    here, before the worker takes its first page, so that the page's clock (the parent's
+    watchdog's too) does not run during the imports (a failed warm-up is tried again, and
+    fails, inside the first page)."""
     global _EVENTS
     _EVENTS = events
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -121,6 +124,9 @@ def init_worker(events: Any = None) -> None:
     parent = multiprocessing.parent_process()
     if parent is not None and parent.sentinel is not None:
         watch_parent(parent.sentinel)  # an orphan would keep its Chromium and folders for ever
+    if pipeline is not None:
+        with suppress(Exception):  # the first page tries again and reports it, as its error
+            warm_up_once(pipeline)
 
 
 def _on_sigterm(_signum: int, _frame: object) -> None:
@@ -136,7 +142,6 @@ def run_in_worker(task: PageTask) -> PageOutcome:
     page has unwound (the pool would otherwise catch it and wait for the next page)."""
     global _IN_PAGE
     warm_up_once(task.pipeline)
-    _report_event("start", task)  # the parent's watchdog counts from here, not from the queue
     try:
         _IN_PAGE = True
         return run_page(task)

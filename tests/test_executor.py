@@ -1,0 +1,83 @@
+"""wps.executor: the one way batch, benchmarks and the tuner run work over pages; real worker
+processes (spawned), real signals."""
+
+from __future__ import annotations
+
+import os
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from wps.executor import InProcessExecutor, ListQueue, LocalExecutor, WorkerDiedError
+
+
+def _work(task: tuple[str, float]) -> tuple[str, str]:
+    kind, seconds = task
+    if kind == "die":
+        os._exit(3)
+    time.sleep(seconds)
+    return ("done", kind)
+
+
+def _overdue(task: tuple[str, float], seconds: float) -> tuple[str, str]:
+    return ("overdue", task[0])
+
+
+def _died(task: tuple[str, float]) -> tuple[str, str]:
+    return ("died", task[0])
+
+
+def test_a_task_past_its_deadline_fails_and_the_others_finish_in_a_fresh_pool():
+    tasks = [("stuck", 120.0), *[(f"quick-{n}", 0.1) for n in range(5)]]
+    executor = LocalExecutor(2, overdue_after_s=8.0, on_overdue=_overdue, on_died=_died)
+    started = time.monotonic()
+    results = list(executor.run(tasks, _work))
+    assert time.monotonic() - started < 90  # the stuck worker was stopped, not waited for
+    assert sorted(results) == sorted([("overdue", "stuck"),
+                                      *[("done", f"quick-{n}") for n in range(5)]])
+
+
+def test_a_dead_worker_fails_its_task_and_a_fresh_pool_takes_the_rest():
+    tasks = [("die", 0.0), *[(f"later-{n}", 0.05) for n in range(6)]]
+    results = list(LocalExecutor(2, on_died=_died).run(tasks, _work))
+    assert ("died", "die") in results
+    assert sorted(name for _, name in results) == sorted(name for name, _ in tasks)
+    assert sum(outcome == "done" for outcome, _ in results) >= 3  # not in flight at the death
+
+
+def test_without_a_fallback_a_dead_worker_stops_the_run():
+    with pytest.raises(WorkerDiedError, match="die"):
+        list(LocalExecutor(1).run([("die", 0.0)], _work))
+
+
+def test_in_process_tasks_hold_what_they_prepared_only_while_they_run():
+    held: list[str] = []
+
+    @contextmanager
+    def prepare(task: str):
+        held.append(task)
+        yield task.upper()
+        held.remove(task)
+
+    def work(given: str) -> tuple[str, list[str]]:
+        return given, list(held)
+
+    results = list(InProcessExecutor(prepare=prepare).run(iter(["a", "b"]), work))
+    assert results == [("A", ["a"]), ("B", ["b"])] and held == []
+
+
+def test_a_list_queue_reads_a_stream_as_tasks_are_taken():
+    read: list[int] = []
+
+    def stream():
+        for number in range(3):
+            read.append(number)
+            yield number
+
+    queue = ListQueue(stream())
+    assert not queue.exhausted() and read == [0]
+    assert queue.take() == 0 and read == [0]
+    queue.put_back(0)
+    assert [queue.take(), queue.take(), queue.take()] == [0, 1, 2]
+    assert queue.exhausted() and queue.take() is None

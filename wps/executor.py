@@ -1,0 +1,374 @@
+"""One way to run a piece of work over many pages: in this process, or in a pool of worker
+processes with a deadline per page.
+
+The shape is datatrove's (``executor.run()`` over a pipeline of steps, a local and a distributed
+executor behind one interface): the caller builds its tasks (a page, or a page with what to do
+on it) and one top-level ``work`` function, and reads the results as they come, in completion
+order; what it records and how it resumes stays with it. ``wps batch``, the benchmarks and the
+tuner run their pages through here.
+
+Tasks come from a :class:`TaskQueue`: a plain iterable is wrapped in one (:class:`ListQueue`);
+``wps batch`` passes its :class:`~wps.runner.politeness.PageQueue`, which holds pages back for
+their host. A task whose result is not wanted any more (its pool was stopped) goes back to the
+queue for the next pool.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from dataclasses import dataclass, field
+from multiprocessing import connection, get_context
+from multiprocessing.process import BaseProcess
+from typing import Any, Generic, Protocol, TypeVar
+
+from .errors import WorkerDiedError
+
+__all__ = ["Executor", "InProcessExecutor", "ListQueue", "LocalExecutor", "TaskQueue",
+           "WorkerDiedError", "stop_workers"]
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+IN_FLIGHT_PER_WORKER = 2
+"""Tasks handed to the pool per worker: one running, one ready, so no worker waits."""
+STOP_WAIT_S = 30.0
+"""How long an interrupted run waits for a worker to clean up before killing it."""
+RESEND_S = 5.0
+"""How often it repeats SIGTERM meanwhile (library code may swallow one)."""
+OVERDUE_STOP_S = 3.0
+"""How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
+
+
+class TaskQueue(Protocol[Task]):
+    """Where an executor takes its tasks: ``take`` gives ``None`` while every waiting task must
+    wait (``wait_s`` says how long); ``finished`` and ``put_back`` return a task taken."""
+
+    def take(self) -> Task | None: ...
+    def finished(self, task: Task) -> None: ...
+    def put_back(self, task: Task) -> None: ...
+    def exhausted(self) -> bool: ...
+    def wait_s(self) -> float: ...
+    def poll_s(self, longest: float = 1.0) -> float: ...
+
+
+class ListQueue(Generic[Task]):
+    """The tasks of an iterable, read as they are taken (a stream stays a stream), and those
+    put back."""
+
+    def __init__(self, tasks: Iterable[Task]) -> None:
+        self._stream = iter(tasks)
+        self._back: deque[Task] = deque()
+        self._next: list[Task] = []
+
+    def take(self) -> Task | None:
+        if self._back:
+            return self._back.popleft()
+        if self._next:
+            return self._next.pop()
+        return next(self._stream, None)
+
+    def finished(self, task: Task) -> None:
+        pass
+
+    def put_back(self, task: Task) -> None:
+        self._back.append(task)
+
+    def exhausted(self) -> bool:
+        if self._back or self._next:
+            return False
+        sentinel = object()
+        ahead = next(self._stream, sentinel)
+        if ahead is sentinel:
+            return True
+        self._next.append(ahead)  # type: ignore[arg-type]
+        return False
+
+    def wait_s(self) -> float:
+        return 0.0
+
+    def poll_s(self, longest: float = 1.0) -> float:
+        return longest
+
+
+def as_queue(tasks: Iterable[Task] | TaskQueue[Task]) -> TaskQueue[Task]:
+    return tasks if hasattr(tasks, "take") else ListQueue(tasks)  # type: ignore[return-value]
+
+
+class Executor(Protocol[Task, Result]):
+    """Runs ``work`` on every task and yields the results in completion order."""
+
+    def run(self, tasks: Iterable[Task] | TaskQueue[Task],
+            work: Callable[[Any], Result]) -> Iterator[Result]: ...
+
+
+Prepare = Callable[[Any], AbstractContextManager[Any]]
+"""What this process holds while a task is in flight, and what ``work`` gets instead of the task
+(a page of a zip archive, extracted to a folder)."""
+
+
+@dataclass(slots=True)
+class InProcessExecutor(Generic[Task, Result]):
+    """One task after the other, in this process (``work`` may hold a browser, a model)."""
+
+    prepare: Prepare | None = None
+
+    def run(self, tasks: Iterable[Task] | TaskQueue[Task],
+            work: Callable[[Any], Result]) -> Iterator[Result]:
+        queue = as_queue(tasks)
+        while not queue.exhausted():
+            task = queue.take()
+            if task is None:  # every waiting task must wait (a host resting)
+                time.sleep(queue.wait_s())
+                continue
+            with (self.prepare or nullcontext)(task) as given:
+                result = work(given)
+            yield result
+            queue.finished(task)
+
+
+@dataclass(slots=True)
+class LocalExecutor(Generic[Task, Result]):
+    """A pool of ``workers`` spawned processes on this machine; ``work`` must be a top-level
+    function (it is pickled by name).
+
+    A task still running ``overdue_after_s`` after it started has a worker that does not stop
+    (stuck outside Python, where the worker's own timer cannot reach): the pool's workers are
+    stopped, the task's result is ``on_overdue(task, seconds)`` and the tasks it held go back to
+    the queue for a fresh pool. A pool whose worker died is broken: the tasks in flight get
+    ``on_died(task)`` (default: :class:`WorkerDiedError` is raised) and a fresh pool takes the
+    rest. Ctrl-C, SIGTERM or a caller that stops reading stops the workers (:func:`stop_workers`).
+
+    A task starts when its worker takes it, after the worker has started (spawn, imports, the
+    ``initializer``: tens of seconds on a loaded machine), as the worker reports; not when it
+    waits in the pool's call queue, where a future already counts as running. A task no worker
+    reports is overdue :data:`WORKER_START_S` later.
+    """
+
+    workers: int
+    overdue_after_s: float | None = None
+    on_overdue: Callable[[Any, float], Result] | None = None
+    on_died: Callable[[Any], Result] | None = None
+    prepare: Prepare | None = None
+    initializer: Callable[..., None] | None = None
+    initargs: tuple[Any, ...] = field(default_factory=tuple)
+    start_method: str | None = "spawn"
+    """How workers start: ``spawn`` (a fresh interpreter: nothing of this process's state, no
+    threads' locks); ``None``, the platform's default (``fork`` on Linux: a worker inherits what
+    this process registered, such as a script's own segmenters)."""
+
+    def __post_init__(self) -> None:
+        if self.overdue_after_s is not None and self.on_overdue is None:
+            raise TypeError("LocalExecutor: overdue_after_s needs on_overdue")
+
+    def run(self, tasks: Iterable[Task] | TaskQueue[Task],
+            work: Callable[[Any], Result]) -> Iterator[Result]:
+        queue = as_queue(tasks)
+        context = get_context(self.start_method)
+        while not queue.exhausted():
+            starts = context.Queue()
+            with ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                     initializer=_init_worker,
+                                     initargs=(starts, self.initializer, self.initargs)) as pool:
+                try:
+                    yield from self._pool_results(pool, queue, work, _Starts(starts))
+                except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no task waits
+                    stop_workers(pool)
+                    raise
+                finally:
+                    starts.close()
+                    starts.join_thread()
+
+    def _pool_results(self, pool: ProcessPoolExecutor, queue: TaskQueue[Task],
+                      work: Callable[[Any], Result], starts: _Starts) -> Iterator[Result]:
+        """Results of one pool until it breaks or ``queue`` is exhausted."""
+        running: dict[Future[Result], Task] = {}
+        held: dict[Future[Result], ExitStack] = {}
+        handed: dict[Future[Result], float] = {}
+        """When each future was handed to the workers' call queue."""
+        broken = False
+        try:
+            while running or not queue.exhausted():
+                while (len(running) < IN_FLIGHT_PER_WORKER * self.workers
+                       and (task := queue.take()) is not None):
+                    future = self._submit(pool, work, task, held, starts)
+                    running[future] = task
+                if not running:  # every waiting task must wait (a host resting)
+                    time.sleep(queue.wait_s())
+                    continue
+                finished = _wait_some(running, handed, queue.poll_s())
+                overdue = self._overdue(running, finished, handed, starts)
+                for future in finished:
+                    task = running.pop(future)
+                    queue.finished(task)
+                    held.pop(future).close()
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        result = self._died(task)
+                    yield result
+                if overdue and not broken:
+                    stop_workers(pool, OVERDUE_STOP_S)
+                    for future in overdue:
+                        task = running.pop(future)
+                        queue.finished(task)
+                        yield self.on_overdue(task, self.overdue_after_s)  # type: ignore[misc,arg-type]
+                    yield from _finished_or_requeued(running, queue)
+                    return
+                if broken:
+                    for future, task in list(running.items()):
+                        del running[future]
+                        queue.finished(task)
+                        try:
+                            result = future.result(timeout=0)
+                        except Exception:  # noqa: BLE001 - whatever it was, the worker is gone
+                            result = self._died(task)
+                        yield result
+                    return
+        finally:
+            for future in running:
+                future.cancel()
+            for stack in held.values():
+                stack.close()
+
+    def _submit(self, pool: ProcessPoolExecutor, work: Callable[[Any], Result], task: Task,
+                held: dict[Future[Result], ExitStack], starts: _Starts) -> Future[Result]:
+        stack = ExitStack()
+        given = stack.enter_context(self.prepare(task)) if self.prepare else task
+        token = starts.token()
+        try:
+            future = pool.submit(_run_reported, work, token, given)
+        except BaseException:
+            stack.close()
+            raise
+        starts.tokens[future] = token
+        held[future] = stack
+        return future
+
+    def _overdue(self, running: dict[Future[Result], Task], finished: set[Future[Result]],
+                 handed: dict[Future[Result], float], starts: _Starts) -> list[Future[Result]]:
+        if self.overdue_after_s is None:
+            return []
+        starts.read()
+        now = time.monotonic()
+        overdue = []
+        for future in running:
+            if future in finished:
+                continue
+            started = starts.at(future)
+            if started is not None:
+                late = now - started > self.overdue_after_s
+            else:
+                late = now - handed.get(future, now) > self.overdue_after_s + WORKER_START_S
+            if late:
+                overdue.append(future)
+        return overdue
+
+    def _died(self, task: Task) -> Result:
+        if self.on_died is None:
+            raise WorkerDiedError(f"{task}: a worker process died while it held the task")
+        return self.on_died(task)
+
+
+WORKER_START_S = 120.0
+"""How long a task handed to the pool may wait for a worker to start it (spawn, imports, the
+initializer) before that worker counts as stuck."""
+_STARTS: Any = None
+"""In a worker: where it reports each task it starts (:func:`_run_reported`)."""
+
+
+def _init_worker(starts: Any, initializer: Callable[..., None] | None,
+                 initargs: tuple[Any, ...]) -> None:
+    global _STARTS
+    _STARTS = starts
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _run_reported(work: Callable[[Any], Result], token: int, given: Any) -> Result:
+    """In a worker: report that the task with ``token`` starts, then do it."""
+    if _STARTS is not None:
+        _STARTS.put((token, time.time()))
+    return work(given)
+
+
+@dataclass(slots=True)
+class _Starts:
+    """The workers' reports of the tasks they started, for one pool."""
+
+    queue: Any
+    last: int = 0
+    tokens: dict[Future[Any], int] = field(default_factory=dict)
+    at_time: dict[int, float] = field(default_factory=dict)
+    """When each reported task started (``time.monotonic`` of this process)."""
+
+    def token(self) -> int:
+        self.last += 1
+        return self.last
+
+    def read(self) -> None:
+        """Take in what the workers reported since the last read."""
+        from queue import Empty
+
+        while True:
+            try:
+                token, wall = self.queue.get_nowait()
+            except Empty:
+                return
+            self.at_time[token] = time.monotonic() - max(0.0, time.time() - wall)
+
+    def at(self, future: Future[Any]) -> float | None:
+        return self.at_time.get(self.tokens.get(future, -1))
+
+
+def _wait_some(running: dict[Future[Result], Any], handed: dict[Future[Result], float],
+               timeout_s: float) -> set[Future[Result]]:
+    """The futures that finished within ``timeout_s``; notes when the others were handed to the
+    workers' call queue (where a future counts as running)."""
+    finished, _ = wait(running, timeout=timeout_s, return_when=FIRST_COMPLETED)
+    now = time.monotonic()
+    for future in running:
+        if future.running() and future not in handed:
+            handed[future] = now
+    return finished
+
+
+def _finished_or_requeued(running: dict[Future[Result], Task],
+                          queue: TaskQueue[Task]) -> Iterator[Result]:
+    """After the workers were stopped: tasks that finished meanwhile count, the others wait for
+    the next pool (they did nothing wrong)."""
+    for future, task in list(running.items()):
+        del running[future]
+        if future.done() and not future.cancelled() and future.exception() is None:
+            queue.finished(task)
+            yield future.result()
+        else:
+            queue.put_back(task)
+
+
+def stop_workers(pool: ProcessPoolExecutor, wait_s: float = STOP_WAIT_S) -> None:
+    """SIGTERM every worker and wait for it to unwind (its temporary folders, its Chromium go);
+    kill what does not end in time. Queued tasks are dropped."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API in 3.11
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + wait_s
+    while processes and time.monotonic() < deadline:
+        for process in processes:
+            process.terminate()
+        processes = _still_running(processes, min(time.monotonic() + RESEND_S, deadline))
+    for process in processes:
+        process.kill()
+        process.join()
+
+
+def _still_running(processes: list[BaseProcess], until: float) -> list[BaseProcess]:
+    """Wait until every process has ended or ``until`` (``time.monotonic``); what still runs."""
+    while processes and time.monotonic() < until:
+        connection.wait([process.sentinel for process in processes], until - time.monotonic())
+        processes = [process for process in processes if process.is_alive()]
+    return processes
