@@ -141,21 +141,54 @@ def _paragraph_segments(capture, mains: list[str | None]) -> list:
     return segments
 
 
-def test_prose_the_extractor_skipped_inside_the_article_stays_and_outside_goes(make_capture):
+def test_prose_the_extractor_skipped_inside_the_article_stays_and_before_it_goes(make_capture):
     """The extractor took nothing of a paragraph between two it chose (a lede it skipped, a
-    caption): its sentences stay. The same kind of paragraph after the article's last chosen
-    paragraph (the teaser of another story) is not rescued."""
+    caption): its sentences stay. The same kind of paragraph before the article's first chosen
+    paragraph (a notice at the page's top) is not rescued."""
     from wps.decide import DecisionRules, decide_segments
 
     skipped = ("The mother of a baker who took over the old mill has described how the "
                "whole street gathers there each Saturday before sunrise to knead the dough.")
-    teaser = ("Another town has started a bread club of its own, and its members say the "
-              "idea came from a story they read about the old mill last spring.")
-    capture = make_capture(("BODY", [("DIV", [("P", [ARTICLE[0]]), ("P", [skipped]),
-                                              ("P", [ARTICLE[1]]), ("P", [ARTICLE[2]])]),
-                                     ("DIV", [("P", [teaser])])]))
-    segments = _paragraph_segments(capture, [ARTICLE[0], None, ARTICLE[1], ARTICLE[2], None])
+    notice = ("We use cookies so that the pages of this site load quickly, and by reading on "
+              "you agree that we store them on your computer for the next twelve months.")
+    capture = make_capture(("BODY", [("DIV", [("P", [notice])]),
+                                     ("DIV", [("P", [ARTICLE[0]]), ("P", [skipped]),
+                                              ("P", [ARTICLE[1]]), ("P", [ARTICLE[2]])])]))
+    segments = _paragraph_segments(capture, [None, ARTICLE[0], None, ARTICLE[1], ARTICLE[2]])
     decide_segments(capture, segments, DecisionRules.from_config())
     kept = {segment.text for segment in segments if segment.kept}
     assert skipped in kept and ARTICLE[2] in kept
+    assert notice not in kept
+
+
+def test_the_rest_of_an_article_the_extractor_stopped_short_of_stays(make_capture):
+    """The extractor took the story's first paragraphs and stopped (at an ad, a pull quote):
+    the paragraphs that run on after them, clear prose by their own text, across a subheading,
+    stay; after a list of links, the next story's paragraph does not."""
+    from wps.decide import DecisionRules, decide_segments
+
+    more = [("The miller says the stones were dressed by hand again last winter, and the flour "
+             "has never been finer since the river was cleaned upstream of the wheel."),
+            ("By seven the first loaves come out of the oven, and the queue outside the door "
+             "reaches the bridge on most Saturdays before the market even opens.")]
+    teaser = ("Another town has started a bread club of its own, and its members say the "
+              "idea came from a story they read about the old mill last spring.")
+    links = [("LI", [("A", [f"Read the story number {n} about the bakers of the valley"])])
+             for n in range(8)]
+    capture = make_capture(("BODY", [("DIV", [("P", [ARTICLE[0]]), ("P", [ARTICLE[1]]),
+                                              ("P", [more[0]]), ("P", ["Early mornings"]),
+                                              ("P", [more[1]])]),
+                                     ("UL", links), ("DIV", [("P", [teaser])])]))
+    segments = _paragraph_segments(capture, [ARTICLE[0], ARTICLE[1], None, None, None, None])
+    from wps.model import Segment
+    from wps.segmenters.geometry import reading_text
+
+    ul = next(n for n in capture.nodes if n.tag == "UL")
+    node_ids = [n.id for n in capture.nodes if _under(capture, n.id, ul.id)]
+    menu = Segment.from_box("menu", (0, 0, 1000, 200), node_ids)
+    menu.text, menu.kept, menu.reasons = reading_text(capture, node_ids), False, ["no_main_text"]
+    segments.insert(5, menu)
+    decide_segments(capture, segments, DecisionRules.from_config())
+    kept = {segment.text for segment in segments if segment.kept}
+    assert more[0] in kept and more[1] in kept
     assert teaser not in kept

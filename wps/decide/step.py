@@ -160,7 +160,9 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         prose_chars += _sentence_chars(segment, features, plain, rules)
         pending.append((segment, features, plain))
     named = None  # computed once, for the first kept segment
-    inside = _article_span(segments)
+    inside = _article_span(segments, {id(segment) for segment, features, plain in pending
+                                      if plain and features.sentence_share
+                                      >= rules.rescue_sentence_share})
     login = None if has_posts else login_form_node(capture)
     if login is not None and any(plain and features.words >= MIN_ARTICLE_ABOVE_LOGIN_WORDS
                                  and min(segment.node_ids, default=login) < login
@@ -303,15 +305,30 @@ def _sentence_chars(segment: Segment, features: SegmentFeatures, plain: bool,
     return 0.0
 
 
-def _article_span(segments: list[Segment]) -> range:
-    """The node ids from the first to the last node of the segments whose main text the filters
-    kept (the extractor's article, posts aside), in document order; empty without one."""
-    chosen = [segment for segment in segments
-              if segment.kept and segment.node_ids and segment.main_text.strip()
-              and PART_KEY not in segment.extra]
+def _article_span(segments: list[Segment], prose: set[int]) -> range:
+    """The node ids from the first node of the segments whose main text the filters kept (the
+    extractor's article, posts aside) to the last node of the article, in document order; empty
+    without one. The article runs on past the extractor's last segment over the segments that
+    are clear prose by their own text (``prose``: their ``id``), across short ones between them
+    (a subheading, a caption, an empty box), up to the first other segment: an extractor that
+    stopped early (at an ad, a pull quote) leaves the rest of the story."""
+    order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
+    chosen = [index for index, segment in enumerate(order)
+              if segment.kept and segment.main_text.strip() and PART_KEY not in segment.extra]
     if not chosen:
         return range(0)
-    return range(min(map(_first_node, chosen)), max(max(s.node_ids) for s in chosen) + 1)
+    last = max(chosen, key=lambda index: max(order[index].node_ids))
+    for index in range(chosen[-1] + 1, len(order)):
+        segment = order[index]
+        if id(segment) in prose and PART_KEY not in segment.extra:
+            last = index
+        elif word_count(segment.text) > MAX_GAP_WORDS:
+            break
+    return range(_first_node(order[chosen[0]]), max(order[last].node_ids) + 1)
+
+
+MAX_GAP_WORDS = 12
+"""Segments this short do not end the article's run of prose (a subheading, a caption)."""
 
 
 FIGURE_TAGS = frozenset({"FIGURE", "FIGCAPTION"})
