@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from ..decide.step import DECISION_REASONS, RESCUABLE, UNTRIMMED_KEY
+from ..decide.step import DECISION_REASONS, RESCUABLE, RESCUE_OVERRIDES_KEY, UNTRIMMED_KEY
 from ..errors import InputFileError
 from ..model import Segment
 from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
@@ -74,7 +74,11 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
         segment.main_text = main_text
     for segment, reasons in zip(segments, carried):
         if segment.extra.get("main_text_rescued"):
-            segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
+            overrides = segment.extra.get(RESCUE_OVERRIDES_KEY)
+            if overrides is None:  # written before the overrides were: the rescued text judged
+                segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
+            elif set(segment.reasons) <= set(overrides):
+                segment.reasons = []
         segment.reasons += [r for r in reasons if r not in segment.reasons]
         segment.kept = not segment.reasons
     return count_outcomes(segments)

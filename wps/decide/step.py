@@ -160,7 +160,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         prose_chars += _sentence_chars(segment, features, plain, rules)
         pending.append((segment, features, plain))
     named = None  # computed once, for the first kept segment
-    inside = _article_span(segments, {id(segment) for segment, features, plain in pending
+    inside = _article_span(capture, segments, {id(segment) for segment, features, plain in pending
                                       if plain and features.sentence_share
                                       >= rules.rescue_sentence_share})
     login = None if has_posts else login_form_node(capture)
@@ -185,10 +185,11 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
         coverage = POST_RESCUE_COVERAGE if post else RESCUE_COVERAGE
+        overrides = _overridable(segment, post, _inside_article(capture, segment, inside))
         if ((post or features.sentence_share >= rules.rescue_sentence_share)
-                and _rescuable(segment, post, _inside_article(capture, segment, inside))
+                and overrides is not None
                 and len(segment.main_text) < coverage * len(segment.text)):
-            _rescue(segment)
+            _rescue(segment, overrides)
         elif segment.reasons and set(segment.reasons) <= TEXT_JUDGED:
             segment.reasons.clear()
             segment.kept = True
@@ -305,13 +306,14 @@ def _sentence_chars(segment: Segment, features: SegmentFeatures, plain: bool,
     return 0.0
 
 
-def _article_span(segments: list[Segment], prose: set[int]) -> range:
+def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]) -> range:
     """The node ids from the first node of the segments whose main text the filters kept (the
     extractor's article, posts aside) to the last node of the article, in document order; empty
     without one. The article runs on past the extractor's last segment over the segments that
     are clear prose by their own text (``prose``: their ``id``), across short ones between them
-    (a subheading, a caption, an empty box), up to the first other segment: an extractor that
-    stopped early (at an ad, a pull quote) leaves the rest of the story."""
+    (a subheading, a caption, an empty box), up to the first other segment or the page's
+    footer, navigation or sidebar: an extractor that stopped early (at an ad, a pull quote)
+    leaves the rest of the story."""
     order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
     chosen = [index for index, segment in enumerate(order)
               if segment.kept and segment.main_text.strip() and PART_KEY not in segment.extra]
@@ -320,6 +322,8 @@ def _article_span(segments: list[Segment], prose: set[int]) -> range:
     last = max(chosen, key=lambda index: max(order[index].node_ids))
     for index in range(chosen[-1] + 1, len(order)):
         segment = order[index]
+        if CHROME_CONTEXTS & capture.nodes[_first_node(segment)].inside:
+            break
         if id(segment) in prose and PART_KEY not in segment.extra:
             last = index
         elif word_count(segment.text) > MAX_GAP_WORDS:
@@ -327,6 +331,8 @@ def _article_span(segments: list[Segment], prose: set[int]) -> range:
     return range(_first_node(order[chosen[0]]), max(order[last].node_ids) + 1)
 
 
+CHROME_CONTEXTS = frozenset({"footer", "nav", "aside", "header"})
+"""Landmarks (``Node.inside``) where the article does not run on: the site's text is there."""
 MAX_GAP_WORDS = 12
 """Segments this short do not end the article's run of prose (a subheading, a caption)."""
 
@@ -349,10 +355,16 @@ def _inside_article(capture: PageCapture, segment: Segment, span: range) -> bool
     return True
 
 
-def _rescuable(segment: Segment, post: bool, inside: bool) -> bool:
+def _overridable(segment: Segment, post: bool, inside: bool) -> frozenset[str] | None:
+    """The filter reasons a rescue of the segment overrides, where its reasons are all of them
+    (``None``: it cannot be rescued)."""
     reasons = set(segment.reasons)
-    return (reasons <= (POST_RESCUABLE if post else INSIDE_RESCUABLE if inside else RESCUABLE)
-            or (reasons <= CUT_SHORT and bool(segment.main_text.strip())))
+    allowed = POST_RESCUABLE if post else INSIDE_RESCUABLE if inside else RESCUABLE
+    if reasons <= allowed:
+        return frozenset(allowed)
+    if reasons <= CUT_SHORT and segment.main_text.strip():
+        return frozenset(CUT_SHORT)
+    return None
 
 
 def _drop(segment: Segment, reason: str) -> None:
@@ -361,10 +373,18 @@ def _drop(segment: Segment, reason: str) -> None:
     segment.kept = False
 
 
-def _rescue(segment: Segment) -> None:
+RESCUE_OVERRIDES_KEY = "rescue_overrides"
+"""``extra`` key of a rescued segment: the filter reasons its rescue overrides, so that ``wps
+filter`` rescues it again only where the rules it applies give no other reason."""
+
+
+def _rescue(segment: Segment, overrides: frozenset[str]) -> None:
     """Keep a segment whose prose the extractor (mostly) missed: its own text becomes its main
-    text (clear prose, and only the extractor's verdict against it)."""
+    text (clear prose, and only the extractor's verdict against it). The main text the filters
+    judged is kept beside it (:data:`UNTRIMMED_KEY`)."""
     segment.extra["main_text_rescued"] = True
+    segment.extra[RESCUE_OVERRIDES_KEY] = sorted(overrides)
+    segment.extra[UNTRIMMED_KEY] = segment.main_text
     segment.main_text = segment.text
     segment.reasons.clear()
     segment.kept = True
@@ -380,6 +400,6 @@ def _trim(segment: Segment, min_words: int, chrome: frozenset[str], post: bool) 
     segment.main_text, removed = prose_lines(segment.main_text, chrome, post)
     if removed:
         segment.extra["lines_trimmed"] = removed
-        segment.extra[UNTRIMMED_KEY] = untrimmed
+        segment.extra.setdefault(UNTRIMMED_KEY, untrimmed)  # a rescue's is the filters' own
     if word_count(segment.main_text) < min_words:
         _drop(segment, TOO_LITTLE_PROSE)
