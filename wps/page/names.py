@@ -100,8 +100,8 @@ def chrome_owners(capture: PageCapture,
     owners: list[tuple[int, ...]] = []
     for node in capture.nodes:
         above = owners[node.parent] if node.parent is not None else ()
-        owners.append((*above, node.id) if names_chrome(node.attrs, node.tag, negative)
-                      else above)
+        named = bool(node.attrs) and names_chrome(node.attrs, node.tag, negative)
+        owners.append((*above, node.id) if named else above)
     return owners
 
 

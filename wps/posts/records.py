@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..model import PageCapture
+from ..model import TEXT_TAG, PageCapture
 from ..page.tree import holds
 from ..text.sentences import sentence_share
 from .schema import POST_TYPES, declared_groups
@@ -134,6 +134,9 @@ def _post_name(classes: str, element_id: str, role: str, item_type: str,
     name = item_type.rsplit("/", 1)[-1].lower()
     if name in POST_TYPE_NAMES:
         return POST_TYPE_NAMES[name]
+    letters = f"{classes} {element_id} {role} {item_prop}".lower()
+    if not any(word in letters for word in RECORD_WORDS):
+        return None  # most names: no record word anywhere, so no need to split them
     for name in [*classes.split(), element_id, role, item_prop]:
         words = class_words(name)
         if not words or any(_is_part(word) for word in words):
@@ -281,7 +284,7 @@ def post_list_chrome(page: PageCapture, posts: PostStructure) -> np.ndarray:
     loose_words: dict[int, int] = defaultdict(int)
     post_words: dict[int, int] = defaultdict(int)
     for node in nodes:
-        if node.is_text and holder[node.id] >= 0:
+        if holder[node.id] >= 0 and node.tag == TEXT_TAG:
             words = loose_words if loose[node.id] else post_words
             words[holder[node.id]] += len(node.text.split())
     chrome_lists = {held for held, words in loose_words.items()
@@ -331,15 +334,16 @@ def names_a_word(names: str, words: frozenset[str]) -> bool:
 
 def subtree_words(page: PageCapture) -> np.ndarray:
     """Words of text under each node."""
-    return subtree_totals(page, np.array([len(node.text.split()) if node.is_text else 0
+    return subtree_totals(page, np.array([len(node.text.split()) if node.tag == TEXT_TAG else 0
                                           for node in page.nodes], dtype=np.int64))
 
 
 def subtree_totals(page: PageCapture, own: np.ndarray) -> np.ndarray:
     """``own`` (one number per node) summed over each node's subtree: one reverse pass, since
-    children come after their parents in ``page.nodes``."""
-    totals = own.copy()
+    children come after their parents in ``page.nodes`` (over a list: numpy's item access is
+    slow per node)."""
+    totals = own.tolist()
     for node in reversed(page.nodes):
         if node.parent is not None:
             totals[node.parent] += totals[node.id]
-    return totals
+    return np.array(totals, dtype=own.dtype)
