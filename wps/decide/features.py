@@ -17,11 +17,16 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import TEXT_TAG, PageCapture, Segment
-from ..posts.records import subtree_totals, subtree_words
 from ..text.sentences import sentence_share, word_count
 
 FIELD_LINE = re.compile(r"^(?:[^.!?:：()]|\([^)]{0,40}\)){1,40}[:：]\s*\S.{0,40}$")
 """A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
+
+
+def is_field_line(line: str) -> bool:
+    """A :data:`FIELD_LINE` (a line without a colon is none: most lines are settled without
+    the pattern)."""
+    return (":" in line or "：" in line) and FIELD_LINE.match(line) is not None
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
 HEADING_TAGS = frozenset({"H1", "H2", "H3", "H4", "H5", "H6"})
@@ -104,19 +109,26 @@ class PageFacts:
 def form_nodes(capture: PageCapture) -> np.ndarray:
     """Nodes of interface boxes: inside a control or label, or inside a ``<form>`` with at most
     :data:`MAX_WORDS_PER_CONTROL` words per control (login, search, newsletter boxes)."""
-    forms = [node.id for node in capture.nodes if node.tag == "FORM"]
-    boxes: set[int] = set()
-    if forms:  # words and controls are counted only for the forms
-        words = subtree_words(capture)
-        controls = subtree_totals(capture, np.array([node.tag in FORM_CONTROL_TAGS
-                                                     for node in capture.nodes], dtype=np.int64))
-        boxes = {form for form in forms
-                 if words[form] <= MAX_WORDS_PER_CONTROL * max(controls[form], 1)}
+    boxes = {node.id for node in capture.nodes
+             if node.tag == "FORM" and _form_box(capture, node.id)}
     inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
     for node in capture.nodes:
         inside[node.id] = ((node.parent is not None and inside[node.parent])
                            or node.tag in FORM_TEXT_TAGS or node.id in boxes)
     return np.array(inside, dtype=bool)
+
+
+def _form_box(capture: PageCapture, form: int) -> bool:
+    """Whether a ``<form>`` has at most :data:`MAX_WORDS_PER_CONTROL` words per control: its
+    subtree is walked alone (most forms are a search box; the page is not summed up for them)."""
+    words = controls = 0
+    for node_id in capture.descendants(form):
+        node = capture.nodes[node_id]
+        if node.tag == TEXT_TAG:
+            words += len(node.text.split())
+        elif node.tag in FORM_CONTROL_TAGS:
+            controls += 1
+    return words <= MAX_WORDS_PER_CONTROL * max(controls, 1)
 
 
 def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) -> SegmentFeatures:
@@ -130,7 +142,7 @@ def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) ->
         sentence_share=sentence_share(text),
         link_share=facts["link"], form_share=facts["form"],
         list_table_share=facts["list_table"], nav_share=facts["nav"],
-        field_line_share=(sum(1 for line in lines if FIELD_LINE.match(line)) / len(lines)
+        field_line_share=(sum(1 for line in lines if is_field_line(line)) / len(lines)
                           if lines else 0.0),
         controls=int(facts["controls"]),
         rel_font_size=facts["font_size"] / body_font_size if facts["font_size"] else 1.0,

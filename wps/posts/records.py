@@ -89,6 +89,8 @@ _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DIGITS = re.compile(r"\d+")
 _NOT_LETTERS = re.compile(r"[^a-z]+")
+_RECORD_WORD = re.compile("|".join(RECORD_WORDS))
+"""Any of :data:`RECORD_WORDS`, anywhere: one search instead of one per word."""
 
 
 @dataclass(slots=True)
@@ -135,7 +137,7 @@ def _post_name(classes: str, element_id: str, role: str, item_type: str,
     if name in POST_TYPE_NAMES:
         return POST_TYPE_NAMES[name]
     letters = f"{classes} {element_id} {role} {item_prop}".lower()
-    if not any(word in letters for word in RECORD_WORDS):
+    if not _RECORD_WORD.search(letters):
         return None  # most names: no record word anywhere, so no need to split them
     for name in [*classes.split(), element_id, role, item_prop]:
         words = class_words(name)
@@ -255,7 +257,7 @@ def is_post_list(attrs: dict[str, str]) -> bool:
 @lru_cache(maxsize=4096)
 def _is_post_list(classes: str, element_id: str) -> bool:
     letters = _NOT_LETTERS.sub("", f"{classes}{element_id}".lower())
-    if not any(word in letters for word in RECORD_WORDS):
+    if not _RECORD_WORD.search(letters):
         return False  # most names: no record word anywhere, so no need to split them
     for name in (*classes.split(), element_id):
         words = class_words(name)
@@ -279,6 +281,8 @@ def post_list_chrome(page: PageCapture, posts: PostStructure) -> np.ndarray:
         above = holder[node.parent] if node.parent is not None else -1
         named = "class" in node.attrs or "id" in node.attrs
         holder[node.id] = node.id if named and is_post_list(node.attrs) else above
+    if max(holder, default=-1) < 0:
+        return np.zeros(len(nodes), dtype=bool)  # no list of posts on the page
     outside = posts.record_of < 0
     loose = outside.tolist()
     loose_words: dict[int, int] = defaultdict(int)

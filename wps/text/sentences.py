@@ -88,7 +88,8 @@ def sentence_share(text: str) -> float:
     """
     if not text:
         return 0.0
-    plain = text.isascii() or _OTHER_TERMINAL.search(text) is None
+    plain = text.isascii() or not any(char > "\x7f" and _OTHER_TERMINAL.match(char)
+                                      for char in set(text))  # each character tested once
     pieces = (_PLAIN_BREAK if plain else _BREAK).split(text)
     long = sum(len(piece) for piece in pieces if is_sentence(piece))
     return round(long / len(text), 2)
@@ -168,7 +169,7 @@ def word_count(text: str) -> int:
     >>> word_count("Crème brûlée"), word_count("這次介紹的是阿茲特克劇情"), word_count("สวัสดีครับ")
     (2, 6, 2)
     """
-    if text.isascii() or max(text) < FIRST_UNSPACED or not _ANY_UNSPACED.search(text):
+    if text.isascii() or not has_unspaced(text):
         return len(text.split())
     return len(_UNSPACED_RUN.sub(" ", text).split()) + round(unspaced_words(text))
 
@@ -197,7 +198,10 @@ def token_count(text: str) -> int:
 
 
 def has_unspaced(text: str) -> bool:
-    return _ANY_UNSPACED.search(text) is not None
+    """Whether ``text`` holds a letter of a script written without spaces: each distinct
+    character from :data:`FIRST_UNSPACED` up is tested once (several times faster than running
+    the script pattern through a long text)."""
+    return any(char >= FIRST_UNSPACED and _ANY_UNSPACED.match(char) for char in set(text))
 
 
 __all__ = ["TERMINAL", "SCRIPT_RATIOS", "sentence_share", "is_sentence", "ends_sentence",
