@@ -11,7 +11,8 @@ runs) in a process of its own, with ``PYTHONPATH`` set to the tree, over every c
 found under ``--captures`` (a folder with ``capture.json``, or with ``capture/capture.json``), and
 writes ``WORK/{old,new}/PROFILE/SET/PAGE/``. Then ``segments.jsonl``, ``main-text.json`` and
 ``segmentation.json`` are compared byte for byte per page. The old tree's finished run is
-reused (``WORK/old/PROFILE/.complete``) unless ``--fresh``; the new tree always runs. Exit 0 when every page is the
+reused (``WORK/old/PROFILE/.complete``) unless ``--fresh``; the new tree runs every time
+(``--reuse-new``: not when finished, e.g. by ``--write`` runs started by hand side by side). Exit 0 when every page is the
 same, 1 otherwise. A refactoring (a faster step, a module split) must leave these unchanged.
 """
 
@@ -41,13 +42,17 @@ def capture_folders(roots: list[Path]) -> list[tuple[str, Path]]:
     return found
 
 
-def write_outputs(roots: list[Path], profile: str, out: Path) -> int:
+def write_outputs(roots: list[Path], profile: str, out: Path, timeout_s: float) -> int:
     """In the tree under test: segment every capture into ``out/SET/PAGE``; failures recorded
-    in ``out/failures.jsonl`` (a page that fails in both trees alike is the same outcome)."""
+    in ``out/failures.jsonl`` (a page that fails in both trees alike is the same outcome).
+    ``timeout_s``: the page deadline, roomy, so that a loaded machine does not make a page
+    fail in one tree only."""
+    from wps.capture.options import CaptureOptions
     from wps.config import load_config
     from wps.pipeline import PipelineOptions, segment_into
 
-    options = PipelineOptions(config=load_config(profile=profile), report=False).checked()
+    options = PipelineOptions(config=load_config(profile=profile), report=False,
+                              capture_options=CaptureOptions(timeout_s=timeout_s)).checked()
     failures = []
     for name, folder in capture_folders(roots):
         try:
@@ -59,8 +64,10 @@ def write_outputs(roots: list[Path], profile: str, out: Path) -> int:
     return 0
 
 
-def run_tree(tree: Path, roots: list[Path], profile: str, out: Path, fresh: bool) -> None:
-    """Run :func:`write_outputs` with ``tree`` first on ``PYTHONPATH`` (skipped when done)."""
+def run_tree(tree: Path, roots: list[Path], profile: str, out: Path, fresh: bool,
+             timeout_s: float) -> None:
+    """Run :func:`write_outputs` with ``tree`` first on ``PYTHONPATH`` (skipped when done,
+    unless ``fresh``)."""
     if (out / ".complete").exists() and not fresh:
         print(f"reusing {out}", file=sys.stderr)
         return
@@ -68,7 +75,7 @@ def run_tree(tree: Path, roots: list[Path], profile: str, out: Path, fresh: bool
     out.mkdir(parents=True)
     env = dict(os.environ, PYTHONPATH=str(tree.resolve()))
     command = [sys.executable, __file__, "--write", str(out), "--profile", profile,
-               "--captures", *map(str, roots)]
+               "--timeout", str(timeout_s), "--captures", *map(str, roots)]
     subprocess.run(command, env=env, check=True, cwd=tree)
 
 
@@ -99,17 +106,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/wps-compare"))
     parser.add_argument("--profile", action="append", choices=("detector", "article"))
     parser.add_argument("--fresh", action="store_true", help="run the old tree again too")
+    parser.add_argument("--reuse-new", action="store_true",
+                        help="reuse the new tree's finished run too (run apart, by --write)")
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="page deadline in seconds (default 600: a loaded machine must not "
+                        "make one tree's page time out)")
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # the per-tree run
     args = parser.parse_args(argv)
     profiles = args.profile or ["detector", "article"]
     if args.write:
-        return write_outputs(args.captures, profiles[0], args.write)
+        return write_outputs(args.captures, profiles[0], args.write, args.timeout)
     if args.old is None or args.new is None:
         parser.error("--old and --new name the two code trees")
     status = 0
     for profile in profiles:
-        run_tree(args.old, args.captures, profile, args.work / "old" / profile, args.fresh)
-        run_tree(args.new, args.captures, profile, args.work / "new" / profile, True)
+        run_tree(args.old, args.captures, profile, args.work / "old" / profile, args.fresh,
+                 args.timeout)
+        run_tree(args.new, args.captures, profile, args.work / "new" / profile,
+                 not args.reuse_new, args.timeout)
         result = compare(args.work / "old" / profile, args.work / "new" / profile, args.captures)
         print(f"{profile}: {len(result['same'])} pages the same, {len(result['differ'])} differ")
         for line in result["differ"]:
