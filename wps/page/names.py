@@ -32,6 +32,8 @@ POSITIVE_TAGS = frozenset({"ARTICLE", "MAIN", "BODY"})
 _TOKEN = re.compile(r"[a-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NOT_LETTERS = re.compile(r"[^a-z]+")
+_ASCII_NOT_LETTERS = dict.fromkeys(code for code in range(128) if not 97 <= code <= 122)
+"""ASCII characters other than ``a-z``, each to be deleted by ``str.translate``."""
 
 
 @lru_cache(maxsize=8192)
@@ -93,7 +95,19 @@ def _may_hold(names: str, words: frozenset[str]) -> bool:
     """Whether one of ``words`` (letters only) is in ``names``' letters, lower case: a token or
     a squeezed class that is one of them always is, so most names are settled without being
     split into tokens."""
-    return _any_of(words).search(_NOT_LETTERS.sub("", names.lower())) is not None
+    return _any_of(words).search(name_letters(names)) is not None
+
+
+def name_letters(names: str) -> str:
+    """The letters ``a-z`` of ``names`` in lower case, all else dropped: ``Read-More_2`` is
+    ``readmore`` (ASCII names, nearly all, by a translation table, several times faster than a
+    pattern).
+
+    >>> name_letters("Read-More_2 share—bar")
+    'readmoresharebar'
+    """
+    letters = names.lower().translate(_ASCII_NOT_LETTERS)
+    return letters if letters.isascii() else _NOT_LETTERS.sub("", letters)
 
 
 @lru_cache(maxsize=16)
@@ -118,4 +132,4 @@ def chrome_owners(capture: PageCapture,
 
 
 __all__ = ["NEGATIVE_NAMES", "POSITIVE_NAMES", "POSITIVE_TAGS", "name_tokens", "name_weight",
-           "names_chrome", "chrome_owners"]
+           "names_chrome", "chrome_owners", "name_letters"]

@@ -33,6 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import TEXT_TAG, PageCapture
+from ..page.names import name_letters
 from ..page.tree import holds
 from ..text.sentences import sentence_share
 from .schema import POST_TYPES, declared_groups
@@ -88,7 +89,6 @@ write one.") when it has this few words; more are posts the names did not reveal
 _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DIGITS = re.compile(r"\d+")
-_NOT_LETTERS = re.compile(r"[^a-z]+")
 _RECORD_WORD = re.compile("|".join(RECORD_WORDS))
 """Any of :data:`RECORD_WORDS`, anywhere: one search instead of one per word."""
 
@@ -256,7 +256,7 @@ def is_post_list(attrs: dict[str, str]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _is_post_list(classes: str, element_id: str) -> bool:
-    letters = _NOT_LETTERS.sub("", f"{classes}{element_id}".lower())
+    letters = name_letters(f"{classes}{element_id}")
     if not _RECORD_WORD.search(letters):
         return False  # most names: no record word anywhere, so no need to split them
     for name in (*classes.split(), element_id):

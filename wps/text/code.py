@@ -53,7 +53,7 @@ def looks_like_code(text: str) -> bool:
     chars = len(text.replace(" ", "").replace("\n", ""))
     if not chars:
         return False
-    marked = _PROSE_MARKS.sub(r"\1", text)
+    marked = _PROSE_MARKS.sub(r"\1", text) if "(" in text or "%" in text else text
     symbol_count = len(_SYMBOL.findall(marked))
     symbols = symbol_count / chars if symbol_count >= MIN_EVIDENCE else 0.0
     words = text.split()
