@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from ..model import TEXT_TAG, PageCapture, Segment
-from ..posts.records import subtree_totals, subtree_words
 from ..text.sentences import sentence_share, word_count
 
 FIELD_LINE = re.compile(r"^(?:[^.!?:：()]|\([^)]{0,40}\)){1,40}[:：]\s*\S.{0,40}$")
 """A ``Key: value`` line with a short value (spec sheets, user-info rows, forum statistics)."""
+
+
+def is_field_line(line: str) -> bool:
+    """A :data:`FIELD_LINE` (a line without a colon is none: most lines are settled without
+    the pattern)."""
+    return (":" in line or "：" in line) and FIELD_LINE.match(line) is not None
 
 FORM_CONTROL_TAGS = frozenset({"INPUT", "SELECT", "TEXTAREA", "BUTTON"})
 HEADING_TAGS = frozenset({"H1", "H2", "H3", "H4", "H5", "H6"})
@@ -53,50 +59,95 @@ order form: its text does not count as form text. Login, search and registration
 one control per 10-60 words."""
 
 
+NODE_COUNTS = ("chars", "link", "list_table", "form", "nav", "controls")
+"""The rows of :attr:`PageFacts.counts`."""
+LANDMARK_CONTEXTS = frozenset({"nav", "header", "footer", "aside"})
+
+
 @dataclass(slots=True)
 class PageFacts:
-    """What every segment's features are measured against, computed once per page."""
+    """What every segment's features are measured against, and what each node adds to them,
+    computed once per page: a segment's shares are then sums over its nodes' columns
+    (:func:`_node_facts`), not a walk through its nodes' texts, contexts and styles."""
 
     body_font_size: float
     in_form: np.ndarray
     """Per node: form text (see :func:`form_nodes`)."""
+    counts: np.ndarray
+    """Per node, one column each (rows as :data:`NODE_COUNTS` names them): the characters of its
+    text (stripped), the same again where that text is in a link, in a list or table, form text
+    or in a landmark (else 0), and 1 for a form control."""
+    sized_chars: np.ndarray
+    """Per node: its characters times the font size of its text (for their weighted mean)."""
 
     @classmethod
     def of(cls, capture: PageCapture) -> PageFacts:
-        return cls(body_font_size(capture), form_nodes(capture))
+        sizes = text_font_sizes(capture)
+        in_form = form_nodes(capture)
+        form = in_form.tolist()
+        columns = [[0] * len(capture.nodes) for _ in NODE_COUNTS]
+        chars, link, list_table, form_chars, nav, controls = columns
+        sized_chars = [0.0] * len(capture.nodes)
+        for node in capture.nodes:
+            if node.tag != TEXT_TAG:
+                controls[node.id] = int(node.tag in FORM_CONTROL_TAGS)
+                continue
+            count = len(node.text.strip())
+            if not count:
+                continue
+            inside = node.inside
+            chars[node.id] = count
+            link[node.id] = count if "link" in inside else 0
+            list_table[node.id] = count if ("list" in inside or "table" in inside) else 0
+            form_chars[node.id] = count if form[node.id] else 0
+            nav[node.id] = 0 if LANDMARK_CONTEXTS.isdisjoint(inside) else count
+            sized_chars[node.id] = sizes[node.id] * count
+        return cls(body_font_size(capture, sizes), in_form, np.array(columns, dtype=np.int64),
+                   np.array(sized_chars, dtype=np.float64))
 
 
 def form_nodes(capture: PageCapture) -> np.ndarray:
     """Nodes of interface boxes: inside a control or label, or inside a ``<form>`` with at most
     :data:`MAX_WORDS_PER_CONTROL` words per control (login, search, newsletter boxes)."""
-    words = subtree_words(capture)
-    controls = subtree_totals(capture, np.array([node.tag in FORM_CONTROL_TAGS
-                                                 for node in capture.nodes], dtype=np.int64))
+    boxes = {node.id for node in capture.nodes
+             if node.tag == "FORM" and _form_box(capture, node.id)}
     inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
     for node in capture.nodes:
-        parent_inside = node.parent is not None and inside[node.parent]
-        inside[node.id] = parent_inside or node.tag in FORM_TEXT_TAGS or (
-            node.tag == "FORM"
-            and words[node.id] <= MAX_WORDS_PER_CONTROL * max(controls[node.id], 1))
+        inside[node.id] = ((node.parent is not None and inside[node.parent])
+                           or node.tag in FORM_TEXT_TAGS or node.id in boxes)
     return np.array(inside, dtype=bool)
+
+
+def _form_box(capture: PageCapture, form: int) -> bool:
+    """Whether a ``<form>`` has at most :data:`MAX_WORDS_PER_CONTROL` words per control: its
+    subtree is walked alone (most forms are a search box; the page is not summed up for them)."""
+    words = controls = 0
+    for node_id in capture.descendants(form):
+        node = capture.nodes[node_id]
+        if node.tag == TEXT_TAG:
+            words += len(node.text.split())
+        elif node.tag in FORM_CONTROL_TAGS:
+            controls += 1
+    return words <= MAX_WORDS_PER_CONTROL * max(controls, 1)
 
 
 def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) -> SegmentFeatures:
     text = segment.text
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    facts = _node_facts(capture, segment, page.in_form)
+    ids = np.asarray(segment.node_ids, dtype=np.intp)
+    facts = _node_facts(ids, page)
     body_font_size = page.body_font_size
     return SegmentFeatures(
         words=word_count(text),
         sentence_share=sentence_share(text),
         link_share=facts["link"], form_share=facts["form"],
         list_table_share=facts["list_table"], nav_share=facts["nav"],
-        field_line_share=(sum(1 for line in lines if FIELD_LINE.match(line)) / len(lines)
+        field_line_share=(sum(1 for line in lines if is_field_line(line)) / len(lines)
                           if lines else 0.0),
         controls=int(facts["controls"]),
         rel_font_size=facts["font_size"] / body_font_size if facts["font_size"] else 1.0,
         is_record=segment.extra.get("block_type") == "record",
-        listing_records=listing_records(capture, segment.node_ids),
+        listing_records=listing_records(capture, ids, page),
     )
 
 
@@ -112,22 +163,23 @@ RECORD_TAGS = frozenset({"LI", "TR", "ARTICLE", "DL", "DT", "DD"})
 """Tags that make records without a class; a bare ``div`` or ``p`` needs a class."""
 
 
-def listing_records(capture: PageCapture, node_ids: list[int]) -> int:
-    """How many records of a listing the segment runs across: sibling elements of one tag and
-    class that hold most of its text, each opening with a link or heading (the title) and short
-    (a blurb, not a post); 0 when the segment is not one. Found from the text nodes' lowest
-    common ancestor down, through wrappers that hold nearly all the text."""
-    nodes = capture.nodes
-    texts = [node_id for node_id in node_ids
-             if nodes[node_id].tag == TEXT_TAG and nodes[node_id].text.strip()]
-    if (len(texts) < MIN_LISTING_RECORDS
-            or sum("link" in nodes[node_id].inside for node_id in texts) < 2):
+def listing_records(capture: PageCapture, node_ids: np.ndarray, page: PageFacts) -> int:
+    """How many records of a listing the segment (its ``node_ids``) runs across: sibling
+    elements of one tag and class that hold most of its text, each opening with a link or
+    heading (the title) and short (a blurb, not a post); 0 when the segment is not one. Found
+    from the text nodes' lowest common ancestor down, through wrappers that hold nearly all the
+    text."""
+    chars = page.counts[NODE_COUNTS.index("chars"), node_ids]
+    is_text = chars > 0  # the segment's text nodes that are not blank
+    if (np.count_nonzero(is_text) < MIN_LISTING_RECORDS
+            or np.count_nonzero(page.counts[NODE_COUNTS.index("link"), node_ids]) < 2):
         return 0  # fewer than two links: no titled records
+    texts = node_ids[is_text].tolist()
     chains = [_ancestors(capture, node_id) for node_id in texts]
     depth = 0
     while all(len(chain) > depth + 1 and chain[depth] == chains[0][depth] for chain in chains):
         depth += 1
-    sizes = [len(capture.nodes[node_id].text.strip()) for node_id in texts]
+    sizes = chars[is_text].tolist()
     total = sum(sizes)
     members = list(range(len(texts)))
     while True:
@@ -188,44 +240,40 @@ def _ancestors(capture: PageCapture, node_id: int) -> list[int]:
     return chain
 
 
-def body_font_size(capture: PageCapture) -> float:
-    """The font size most of the page's text is set in (its body text)."""
-    sizes: dict[float, int] = {}
+def body_font_size(capture: PageCapture, sizes: list[float] | None = None) -> float:
+    """The font size most of the page's text is set in (its body text); ``sizes``: the page's
+    :func:`text_font_sizes`, when already known."""
+    sizes = text_font_sizes(capture) if sizes is None else sizes
+    chars: dict[float, int] = {}
     for node in capture.nodes:
-        if node.is_text and node.parent is not None:
-            size = _font_size(capture, node.parent)
-            if size:
-                sizes[size] = sizes.get(size, 0) + len(node.text)
-    return max(sizes, key=sizes.__getitem__) if sizes else 16.0
+        size = sizes[node.id]
+        if size:
+            chars[size] = chars.get(size, 0) + len(node.text)
+    return max(chars, key=chars.__getitem__) if chars else 16.0
 
 
-def _node_facts(capture: PageCapture, segment: Segment,
-                in_form: np.ndarray) -> dict[str, float]:
-    chars = link = list_table = form = nav = controls = 0
-    size_sum = 0.0
-    for node_id in segment.node_ids:
-        node = capture.nodes[node_id]
-        if node.tag in FORM_CONTROL_TAGS:
-            controls += 1
-        count = len(node.text.strip()) if node.is_text else 0
-        if not count:
-            continue
-        inside = node.inside
-        chars += count
-        link += count if "link" in inside else 0
-        list_table += count if ("list" in inside or "table" in inside) else 0
-        form += count if in_form[node_id] else 0
-        nav += count if inside & {"nav", "header", "footer", "aside"} else 0
-        if node.parent is not None:
-            size_sum += _font_size(capture, node.parent) * count
+def text_font_sizes(capture: PageCapture) -> list[float]:
+    """Per node: the font size its text is set in (its parent's, in px), 0.0 for elements and
+    where none is known."""
+    nodes = capture.nodes
+    return [_px(nodes[node.parent].style.get("font-size", ""))
+            if node.tag == TEXT_TAG and node.parent is not None else 0.0 for node in nodes]
+
+
+def _node_facts(ids: np.ndarray, page: PageFacts) -> dict[str, float]:
+    chars, link, list_table, form, nav, controls = page.counts[:, ids].sum(axis=1).tolist()
+    # cumsum adds in node order, as a loop would (np.sum's pairwise order may round otherwise)
+    size_sum = float(np.cumsum(page.sized_chars[ids])[-1]) if chars else 0.0
     total = max(chars, 1)
     return {"link": link / total, "list_table": list_table / total, "form": form / total,
             "nav": nav / total, "controls": controls,
             "font_size": size_sum / chars if chars else 0.0}
 
 
-def _font_size(capture: PageCapture, node_id: int) -> float:
-    value = capture.nodes[node_id].style.get("font-size", "")
+@lru_cache(maxsize=1024)
+def _px(value: str) -> float:
+    """A computed ``font-size`` (``"16px"``) as a number, 0.0 when it is none (pages repeat a
+    few sizes: cached)."""
     try:
         return float(value.removesuffix("px")) if value else 0.0
     except ValueError:

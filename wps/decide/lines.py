@@ -60,7 +60,7 @@ def is_prose_line(line: str, min_sentence_words: int = 3, code: bool = True) -> 
         return True
     if FIELD_LINE.match(line) or LIST_FIELD.match(line):
         return False
-    if sum(ch.isdigit() for ch in line) > 0.3 * max(len(line), 1):
+    if sum(map(str.isdigit, line)) > 0.3 * max(len(line), 1):
         return False
     words = word_count(line)
     return words >= MIN_SENTENCE_WORDS and (not line.endswith(":") or words >= MIN_LEAD_IN_WORDS)

@@ -60,9 +60,12 @@ def is_statistics(text: str) -> bool:
     ...               "the test, faster by a factor of 100 than the old one.")
     False
     """
+    count = word_count(text)  # scripts written without spaces: their letters
+    if count > MAX_STATISTICS_WORDS:
+        return False  # a long text (an article's main text): its words need not be read
     words = _words(text)
     numbers = sum(bool(_NUMBER.search(word)) for word in words)
-    count = max(len(words), word_count(text))  # scripts written without spaces: their letters
+    count = max(len(words), count)
     return (numbers >= MIN_NUMBERS and count <= MAX_STATISTICS_WORDS
             and numbers >= MIN_NUMBER_SHARE * count)
 

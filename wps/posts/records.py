@@ -32,7 +32,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..model import PageCapture
+from ..model import TEXT_TAG, PageCapture
+from ..page.names import name_letters
 from ..page.tree import holds
 from ..text.sentences import sentence_share
 from .schema import POST_TYPES, declared_groups
@@ -88,7 +89,8 @@ write one.") when it has this few words; more are posts the names did not reveal
 _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DIGITS = re.compile(r"\d+")
-_NOT_LETTERS = re.compile(r"[^a-z]+")
+_RECORD_WORD = re.compile("|".join(RECORD_WORDS))
+"""Any of :data:`RECORD_WORDS`, anywhere: one search instead of one per word."""
 
 
 @dataclass(slots=True)
@@ -134,6 +136,9 @@ def _post_name(classes: str, element_id: str, role: str, item_type: str,
     name = item_type.rsplit("/", 1)[-1].lower()
     if name in POST_TYPE_NAMES:
         return POST_TYPE_NAMES[name]
+    letters = f"{classes} {element_id} {role} {item_prop}".lower()
+    if not _RECORD_WORD.search(letters):
+        return None  # most names: no record word anywhere, so no need to split them
     for name in [*classes.split(), element_id, role, item_prop]:
         words = class_words(name)
         if not words or any(_is_part(word) for word in words):
@@ -251,8 +256,8 @@ def is_post_list(attrs: dict[str, str]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _is_post_list(classes: str, element_id: str) -> bool:
-    letters = _NOT_LETTERS.sub("", f"{classes}{element_id}".lower())
-    if not any(word in letters for word in RECORD_WORDS):
+    letters = name_letters(f"{classes}{element_id}")
+    if not _RECORD_WORD.search(letters):
         return False  # most names: no record word anywhere, so no need to split them
     for name in (*classes.split(), element_id):
         words = class_words(name)
@@ -276,12 +281,14 @@ def post_list_chrome(page: PageCapture, posts: PostStructure) -> np.ndarray:
         above = holder[node.parent] if node.parent is not None else -1
         named = "class" in node.attrs or "id" in node.attrs
         holder[node.id] = node.id if named and is_post_list(node.attrs) else above
+    if max(holder, default=-1) < 0:
+        return np.zeros(len(nodes), dtype=bool)  # no list of posts on the page
     outside = posts.record_of < 0
     loose = outside.tolist()
     loose_words: dict[int, int] = defaultdict(int)
     post_words: dict[int, int] = defaultdict(int)
     for node in nodes:
-        if node.is_text and holder[node.id] >= 0:
+        if holder[node.id] >= 0 and node.tag == TEXT_TAG:
             words = loose_words if loose[node.id] else post_words
             words[holder[node.id]] += len(node.text.split())
     chrome_lists = {held for held, words in loose_words.items()
@@ -331,15 +338,16 @@ def names_a_word(names: str, words: frozenset[str]) -> bool:
 
 def subtree_words(page: PageCapture) -> np.ndarray:
     """Words of text under each node."""
-    return subtree_totals(page, np.array([len(node.text.split()) if node.is_text else 0
+    return subtree_totals(page, np.array([len(node.text.split()) if node.tag == TEXT_TAG else 0
                                           for node in page.nodes], dtype=np.int64))
 
 
 def subtree_totals(page: PageCapture, own: np.ndarray) -> np.ndarray:
     """``own`` (one number per node) summed over each node's subtree: one reverse pass, since
-    children come after their parents in ``page.nodes``."""
-    totals = own.copy()
+    children come after their parents in ``page.nodes`` (over a list: numpy's item access is
+    slow per node)."""
+    totals = own.tolist()
     for node in reversed(page.nodes):
         if node.parent is not None:
             totals[node.parent] += totals[node.id]
-    return totals
+    return np.array(totals, dtype=own.dtype)

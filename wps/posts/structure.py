@@ -173,7 +173,7 @@ class SubtreeTotals:
         own[4, [node.id for node in nodes if node.tag in CONTROL_TAGS]] = 1
         member_tag = np.fromiter(
             (node.tag != TEXT_TAG and node.tag not in PHRASING_TAGS
-             and node.tag not in CONTROL_TAGS and not node.inside & CHROME_CONTEXTS
+             and node.tag not in CONTROL_TAGS and CHROME_CONTEXTS.isdisjoint(node.inside)
              for node in nodes), dtype=bool, count=size)
         totals = own.copy()
         active = np.flatnonzero(own.any(axis=0))

@@ -6,12 +6,16 @@ a mailing-list archive) is sentences.
 
 from __future__ import annotations
 
+import re
+
 import regex
 
 from .sentences import sentence_share, unwrap
 
 SYMBOLS = frozenset("{}[]()<>;=+*/\\|&^~%$#@`")
 """Characters of program text that prose rarely uses."""
+_SYMBOL = re.compile("[" + re.escape("".join(sorted(SYMBOLS))) + "]")
+"""One of :data:`SYMBOLS` (counted in C, not character by character in Python)."""
 _IDENTIFIER = regex.compile(
     r"^(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*|"
     r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|[A-Za-z_][\w.]*\(.*)$")
@@ -49,16 +53,20 @@ def looks_like_code(text: str) -> bool:
     chars = len(text.replace(" ", "").replace("\n", ""))
     if not chars:
         return False
-    symbol_count = sum(ch in SYMBOLS for ch in _PROSE_MARKS.sub(r"\1", text))
+    marked = _PROSE_MARKS.sub(r"\1", text) if "(" in text or "%" in text else text
+    symbol_count = len(_SYMBOL.findall(marked))
     symbols = symbol_count / chars if symbol_count >= MIN_EVIDENCE else 0.0
     words = text.split()
     identifier_count = sum(1 for word in words if _maybe_identifier(word)
                            and _IDENTIFIER.match(word.strip(",;:")))
     identifiers = identifier_count / len(words) if identifier_count >= MIN_EVIDENCE else 0.0
-    if sentence_share(unwrap(text)) >= MIN_PROSE_SENTENCE_SHARE:  # comments in a program
-        return symbols > MAX_PROSE_SYMBOL_SHARE or (
-            symbols >= MIN_CODE_SYMBOL_SHARE and identifiers >= MIN_CODE_IDENTIFIER_SHARE)
-    return symbols >= MIN_CODE_SYMBOL_SHARE or identifiers >= MIN_CODE_IDENTIFIER_SHARE
+    if symbols < MIN_CODE_SYMBOL_SHARE and identifiers < MIN_CODE_IDENTIFIER_SHARE:
+        return False  # no sign of code
+    if symbols > MAX_PROSE_SYMBOL_SHARE or (symbols >= MIN_CODE_SYMBOL_SHARE
+                                            and identifiers >= MIN_CODE_IDENTIFIER_SHARE):
+        return True  # code even where it is mostly sentences (comments in a program)
+    # one sign of code, and not dense: mostly sentences make it prose (only this needs them)
+    return sentence_share(unwrap(text)) < MIN_PROSE_SENTENCE_SHARE
 
 
 __all__ = ["looks_like_code", "SYMBOLS"]
