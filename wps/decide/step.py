@@ -311,9 +311,9 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     extractor's article, posts aside) to the last node of the article, in document order; empty
     without one. The article runs on past the extractor's last segment over the segments that
     are clear prose by their own text (``prose``: their ``id``), across short ones between them
-    (a subheading, a caption, an empty box), up to the first other segment or the page's
-    footer, navigation or sidebar: an extractor that stopped early (at an ad, a pull quote)
-    leaves the rest of the story."""
+    (a subheading, a caption, an empty box) and asides (a pull quote), up to the first other
+    segment or the page's footer or navigation: an extractor that stopped early (at an ad, a
+    pull quote) leaves the rest of the story."""
     order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
     chosen = [index for index, segment in enumerate(order)
               if segment.kept and segment.main_text.strip() and PART_KEY not in segment.extra]
@@ -322,8 +322,11 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     last = max(chosen, key=lambda index: max(order[index].node_ids))
     for index in range(chosen[-1] + 1, len(order)):
         segment = order[index]
-        if CHROME_CONTEXTS & capture.nodes[_first_node(segment)].inside:
+        contexts = capture.nodes[_first_node(segment)].inside
+        if PAGE_END_CONTEXTS & contexts:
             break
+        if ASIDE_CONTEXTS & contexts:
+            continue
         if id(segment) in prose and PART_KEY not in segment.extra:
             last = index
         elif word_count(segment.text) > MAX_GAP_WORDS:
@@ -331,8 +334,11 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     return range(_first_node(order[chosen[0]]), max(order[last].node_ids) + 1)
 
 
-CHROME_CONTEXTS = frozenset({"footer", "nav", "aside", "header"})
+PAGE_END_CONTEXTS = frozenset({"footer", "nav"})
 """Landmarks (``Node.inside``) where the article does not run on: the site's text is there."""
+ASIDE_CONTEXTS = frozenset({"aside", "header"})
+"""Landmarks the article runs on across, without taking them in: a pull quote or a promotion
+set in an ``aside`` between two of its paragraphs."""
 MAX_GAP_WORDS = 12
 """Segments this short do not end the article's run of prose (a subheading, a caption)."""
 
