@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
@@ -29,7 +29,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from .errors import WorkerDiedError
 
 __all__ = ["Executor", "InProcessExecutor", "ListQueue", "LocalExecutor", "TaskQueue",
-           "WorkerDiedError", "stop_workers"]
+           "WorkerDiedError", "reporting_pool", "stop_workers"]
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -170,18 +170,10 @@ class LocalExecutor(Generic[Task, Result]):
         queue = as_queue(tasks)
         context = get_context(self.start_method)
         while not queue.exhausted():
-            starts = context.Queue()
-            with ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
-                                     initializer=_init_worker,
-                                     initargs=(starts, self.initializer, self.initargs)) as pool:
-                try:
-                    yield from self._pool_results(pool, queue, work, _Starts(starts))
-                except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no task waits
-                    stop_workers(pool)
-                    raise
-                finally:
-                    starts.close()
-                    starts.join_thread()
+            with reporting_pool(self.workers, context, _init_worker,
+                                lambda starts: (starts, self.initializer, self.initargs),
+                                ) as (pool, starts):
+                yield from self._pool_results(pool, queue, work, _Starts(starts))
 
     def _pool_results(self, pool: ProcessPoolExecutor, queue: TaskQueue[Task],
                       work: Callable[[Any], Result], starts: _Starts) -> Iterator[Result]:
@@ -349,6 +341,27 @@ def _finished_or_requeued(running: dict[Future[Result], Task],
             yield future.result()
         else:
             queue.put_back(task)
+
+
+@contextmanager
+def reporting_pool(workers: int, context: Any, initializer: Callable[..., None],
+                   initargs: Callable[[Any], tuple[Any, ...]],
+                   ) -> Iterator[tuple[ProcessPoolExecutor, Any]]:
+    """A pool of ``workers`` processes and a queue of its own that they report on
+    (``initargs(queue)`` gives the initializer its arguments). Ctrl-C, SIGTERM or a caller that
+    stops reading stops the workers (:func:`stop_workers`): no task waits."""
+    events = context.Queue()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                 initializer=initializer, initargs=initargs(events)) as pool:
+            try:
+                yield pool, events
+            except BaseException:
+                stop_workers(pool)
+                raise
+    finally:
+        events.close()
+        events.join_thread()
 
 
 def stop_workers(pool: ProcessPoolExecutor, wait_s: float = STOP_WAIT_S) -> None:

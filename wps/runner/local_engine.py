@@ -26,7 +26,13 @@ from typing import Any
 
 from ..capture import Browser
 from ..errors import PageTimeoutError
-from ..executor import OVERDUE_STOP_S, InProcessExecutor, LocalExecutor, stop_workers
+from ..executor import (
+    OVERDUE_STOP_S,
+    InProcessExecutor,
+    LocalExecutor,
+    reporting_pool,
+    stop_workers,
+)
 from ..pipeline import PipelineOptions
 from .options import BatchOptions
 from .politeness import PageQueue
@@ -83,19 +89,11 @@ def _chunked_results(queue: PageQueue[PageTask], workers: int, overdue_after_s: 
     first_start: dict[str, float] = {}
     """When each page of a chunked pool first started rendering (across pools)."""
     while not queue.exhausted():
-        events = context.Queue()
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                 initializer=init_worker, initargs=(events,)) as pool:
-            try:
-                yield from _chunk_pool_results(
-                    pool, events, queue, workers, overdue_after_s,
-                    CHUNK_PER_BROWSER * concurrency, concurrency, first_start)
-            except BaseException:  # Ctrl-C, SIGTERM, or the caller stopped: no page waits
-                stop_workers(pool)
-                raise
-            finally:
-                events.close()
-                events.join_thread()
+        with reporting_pool(workers, context, init_worker, lambda events: (events,),
+                            ) as (pool, events):
+            yield from _chunk_pool_results(
+                pool, events, queue, workers, overdue_after_s,
+                CHUNK_PER_BROWSER * concurrency, concurrency, first_start)
 
 
 @dataclass(slots=True)
