@@ -40,9 +40,9 @@ RESCUABLE = {"no_main_text"}
 """Filter reasons that clear prose overrides: the extractor missed text the page shows."""
 INSIDE_RESCUABLE = RESCUABLE | {"too_few_tokens"}
 """Prose the extractor took nothing of (so its main text has no tokens either) is rescued where
-it stands inside the article: between the first and the last segment whose main text the
-extractor chose (a lede, a caption, a paragraph it skipped), not before or after it (a cookie
-notice, the teasers of other stories)."""
+it stands inside the article (:func:`_article_span`): a lede, a paragraph it skipped, the rest of
+a story it stopped short of; not before the article (a cookie notice) nor past its end (the
+teasers of other stories after a list of links, the page's footer)."""
 CUT_SHORT = {"too_few_tokens", "main_text_overlap"}
 """Filter reasons that clear prose overrides where the extractor took part of the segment (its
 main text there is not empty): the extractor chose the block and cut its sentences short. Where
@@ -160,9 +160,9 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         prose_chars += _sentence_chars(segment, features, plain, rules)
         pending.append((segment, features, plain))
     named = None  # computed once, for the first kept segment
-    inside = _article_span(capture, segments, {id(segment) for segment, features, plain in pending
-                                      if plain and features.sentence_share
-                                      >= rules.rescue_sentence_share})
+    clear_prose = {id(segment) for segment, features, plain in pending
+                   if plain and features.sentence_share >= rules.rescue_sentence_share}
+    inside = _article_span(capture, segments, clear_prose)
     login = None if has_posts else login_form_node(capture)
     if login is not None and any(plain and features.words >= MIN_ARTICLE_ABOVE_LOGIN_WORDS
                                  and min(segment.node_ids, default=login) < login
