@@ -185,10 +185,10 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
         coverage = POST_RESCUE_COVERAGE if post else RESCUE_COVERAGE
-        overrides = _overridable(segment, post, _inside_article(capture, segment, inside))
-        if ((post or features.sentence_share >= rules.rescue_sentence_share)
-                and overrides is not None
-                and len(segment.main_text) < coverage * len(segment.text)):
+        overrides = (_overridable(segment, post, _inside_article(capture, segment, inside))
+                     if ((post or features.sentence_share >= rules.rescue_sentence_share)
+                         and len(segment.main_text) < coverage * len(segment.text)) else None)
+        if overrides is not None:
             _rescue(segment, overrides)
         elif segment.reasons and set(segment.reasons) <= TEXT_JUDGED:
             segment.reasons.clear()
