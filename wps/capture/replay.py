@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError, MissingDependencyError
+from ..errors import InputFileError
+from ..warcfile import UnreadableStretch, warc_records
 
 _HOP_HEADERS = frozenset(("content-length", "content-encoding", "transfer-encoding",
                           "connection", "keep-alive", "set-cookie"))
@@ -42,18 +43,23 @@ class ReplayArchive:
 
     @classmethod
     def read(cls, path: str | Path) -> ReplayArchive:
-        """Index ``path``; an unreadable file is an :class:`~wps.errors.InputFileError`."""
-        iterator = _archive_iterator()
+        """Index ``path``, past the records that cannot be read (a page that asks for one of
+        them finds it missing); a file with no readable record is an
+        :class:`~wps.errors.InputFileError`."""
         archive = cls(Path(path))
+        readable, cause = False, "no record"
         try:
             with open(path, "rb") as stream:
-                records = iterator(stream)
-                for record in records:
-                    archive._note(record, records.offset)
+                for entry in warc_records(stream, "replaying a WARC file"):
+                    if isinstance(entry, UnreadableStretch):
+                        cause = entry.cause
+                    else:
+                        readable = True
+                        archive._note(entry[1], entry[0])
         except OSError as err:
             raise InputFileError(f"{path}: cannot read the WARC file ({err.strerror})") from None
-        except Exception as err:  # noqa: BLE001 - warcio raises many kinds for bad bytes
-            raise InputFileError(f"{path}: not a readable WARC file ({err})") from None
+        if not readable:
+            raise InputFileError(f"{path}: not a readable WARC file ({cause})")
         return archive
 
     def _note(self, record: Any, offset: int) -> None:
@@ -78,12 +84,11 @@ class ReplayArchive:
         return None
 
     def _response_at(self, offset: int) -> ReplayResponse | None:
-        iterator = _archive_iterator()
         with open(self.path, "rb") as stream:
-            stream.seek(offset)
-            record = next(iter(iterator(stream)), None)
-            if record is None:
+            entry = next(warc_records(stream, "replaying a WARC file", offset), None)
+            if entry is None or isinstance(entry, UnreadableStretch):
                 return None
+            record = entry[1]
             body = record.content_stream().read()
             if record.rec_type == "resource":
                 kind = record.rec_headers.get_header("Content-Type") or "application/octet-stream"
@@ -93,12 +98,3 @@ class ReplayArchive:
             headers = {name.lower(): value for name, value in http.headers
                        if name.lower() not in _HOP_HEADERS}
             return ReplayResponse(status, headers, body)
-
-
-def _archive_iterator() -> Any:
-    try:
-        from warcio.archiveiterator import ArchiveIterator
-    except ImportError:
-        raise MissingDependencyError(
-            "replaying a WARC file needs warcio (pip install 'wps[warc]')") from None
-    return ArchiveIterator
