@@ -95,3 +95,23 @@ def test_a_page_that_opened_another_leaves_nothing_running(local_browser, quick,
         assert [node.text for node in capture.nodes if node.is_text] == ["listener"]
     [tab] = local_browser._idle_tabs  # the listener's tab, reused as before
     assert tab.pages == 2 and len(tab.context.pages) == 1
+
+
+LATE_POSTER = """<!doctype html><p id="out">opener</p><script>
+  addEventListener("message", (event) => {
+    document.getElementById("out").textContent = "got: " + event.data;
+  });
+  const popup = window.open("about:blank", "_blank");
+  popup.document.write(`<script>
+    setTimeout(() => setInterval(() => opener.postMessage("from the popup", "*"), 20), 2000);
+  <\\/script>`);
+</script>"""
+
+
+def test_a_popup_is_closed_while_its_opener_is_captured(local_browser, quick, tmp_path):
+    """A popup is not the page: it is closed as it opens, so it cannot reach its opener (or
+    flood the proxy) during the opener's own capture; this one waits 2 s before it posts."""
+    (tmp_path / "poster.html").write_text(LATE_POSTER)
+    capture = local_browser.capture(tmp_path / "poster.html",
+                                    quick(screenshot=False, settle_s=3.5, timeout_s=30))
+    assert [node.text for node in capture.nodes if node.is_text] == ["opener"]
