@@ -115,15 +115,21 @@ def _short_sha1(data: bytes) -> str:
 class StoredPage:
     """A page given as HTML (a Python string, stdin, a JSONL ``html`` field, a WARC record),
     rendered offline as a local file is, and the URL it is recorded under (``""``: none known;
-    the page id then comes from the HTML, so two different pages never share one)."""
+    the page id then comes from the HTML, so two different pages never share one).
+
+    With ``archive`` (a WARC file holding the page), the page is replayed instead: rendered
+    under its http(s) URL with every request it makes answered from that archive (its
+    stylesheets, fonts, images), still with no network."""
 
     html: bytes
     url: str = ""
+    archive: str = ""
 
     @classmethod
-    def of(cls, html: str | bytes, url: str | None = None) -> StoredPage:
+    def of(cls, html: str | bytes, url: str | None = None, archive: str = "") -> StoredPage:
         """From text (encoded as UTF-8) or bytes (kept as they are: the page's own charset)."""
-        return cls(html.encode("utf-8", "replace") if isinstance(html, str) else html, url or "")
+        return cls(html.encode("utf-8", "replace") if isinstance(html, str) else html, url or "",
+                   archive)
 
     @property
     def page_id(self) -> str:

@@ -56,7 +56,7 @@ from .screenshots import (  # discard_screenshot: kept importable from here
     discard_screenshot,  # noqa: F401
 )
 from .sessions import Proxies, ProxyMark, tab_key
-from .sources import PageSource, prepare_source
+from .sources import PageSource, prepare_source, replayed_source
 from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, evict, open_tab, park
 from .watchers import MemoryWatch, until_crash
 
@@ -251,7 +251,7 @@ class Browser:
         if isinstance(source, PageSource):
             resolved = source
         elif replay is not None:
-            resolved = PageSource(url=str(source), navigate_url=str(source), is_file=False)
+            resolved = replayed_source(str(source))
         else:
             resolved = prepare_source(source, allow_private=options.allow_private)
         deadline = deadline or Deadline(options.timeout_s, what=resolved.url)
@@ -414,8 +414,10 @@ def capture_page(
     *,
     browser: Browser | None = None,
     deadline: Deadline | None = None,
+    replay: ReplayArchive | None = None,
 ) -> PageCapture:
-    """Render an http(s) URL or a local ``.html``/``.html.gz`` file and capture it.
+    """Render an http(s) URL or a local ``.html``/``.html.gz`` file and capture it; with
+    ``replay``, the URL's page as that archive holds it (:meth:`Browser.capture`).
 
     Without ``browser`` a Chromium is launched for this page only and the screenshot stays in a
     temporary folder until :func:`discard_screenshot` or interpreter exit; pass a :class:`Browser`
@@ -423,13 +425,14 @@ def capture_page(
     :class:`~wps.errors.CaptureError` subclass naming the URL and the cause.
     """
     if browser is not None:
-        return browser.capture(source, options, deadline=deadline)
+        return browser.capture(source, options, deadline=deadline, replay=replay)
     options = options or CaptureOptions()
-    resolved = prepare_source(source, allow_private=options.allow_private)  # before Chromium
+    resolved = (replayed_source(str(source)) if replay is not None  # checked before Chromium
+                else prepare_source(source, allow_private=options.allow_private))
     own = Browser(replace(options))
     try:
         own.start()
-        capture = own.capture(resolved, options, deadline=deadline)
+        capture = own.capture(resolved, options, deadline=deadline, replay=replay)
         detach_screenshot(capture)
         return capture
     except BrowserNotFoundError as err:

@@ -13,6 +13,7 @@ for and the archive lacks is listed in the capture (``replay_missing``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +99,19 @@ class ReplayArchive:
             headers = {name.lower(): value for name, value in http.headers
                        if name.lower() not in _HOP_HEADERS}
             return ReplayResponse(status, headers, body)
+
+
+def replay_archive(path: str | Path) -> ReplayArchive:
+    """The index of a WARC file, read once per process while the file stays as it is (a batch
+    worker replays many pages of one archive)."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError as err:
+        raise InputFileError(f"{path}: cannot read the WARC file ({err.strerror})") from None
+    return _cached_archive(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=2)
+def _cached_archive(path: str, mtime_ns: int, size: int) -> ReplayArchive:
+    return ReplayArchive.read(path)

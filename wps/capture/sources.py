@@ -70,6 +70,21 @@ def url_problem(url: str) -> str | None:
     return None
 
 
+def replayed_source(url: str) -> PageSource:
+    """The page a WARC replay renders: an http(s) URL with a host, never looked up (every
+    request is answered from the archive), never a ``file:`` URL (Chromium would open it from
+    this machine's disk, outside the archive).
+
+    Raises :class:`~wps.errors.UsageError` for any other URL.
+    """
+    problem = url_problem(url) if is_url(url) else "not a URL"
+    if problem is None and urlsplit(url).scheme.lower() not in ("http", "https"):
+        problem = "a replayed page needs an http(s) URL"
+    if problem:
+        raise UsageError(f"{url}: {problem}")
+    return PageSource(url=url, navigate_url=url, is_file=False)
+
+
 def prepare_source(source: str | Path, *, allow_private: bool) -> PageSource:
     """:func:`resolve_source`, then the address guard for a web page: everything that refuses a
     source, done before a browser starts (a refused source costs no Chromium).

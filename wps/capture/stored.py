@@ -24,10 +24,16 @@ def capture_stored(page: StoredPage, options: CaptureOptions | None = None, *,
     """Render ``page`` offline and record it under its own URL and id.
 
     Written to a temporary ``page.html`` first, because the capture takes URLs and files; a
-    capture option to render given bytes under a URL would save that write.
+    capture option to render given bytes under a URL would save that write. A page with an
+    ``archive`` is replayed from it under its URL instead (:func:`~.replay.replay_archive`).
     """
     from .browser import capture_page
 
+    if page.archive:
+        from .replay import replay_archive
+
+        return capture_page(page.url, options, browser=browser, deadline=deadline,
+                            replay=replay_archive(page.archive))
     folder = new_temp_folder(SOURCE_PREFIX)
     try:
         file = folder / STORED_FILE

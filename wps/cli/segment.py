@@ -25,16 +25,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "segment",
         help="render a page and split it into segments",
-        description="Segment a URL, a local .html/.html.gz file, a Webis-WebSeg-20 page folder or "
-        "a capture folder. --out DIR writes capture/, segmentation.json (Webis format), "
+        description="Segment a URL, a local .html/.html.gz file, a page of a WARC file, a "
+        "Webis-WebSeg-20 page folder or a capture folder. --out DIR writes capture/, segmentation.json (Webis format), "
         "segments.jsonl and overlay.png; --format json prints one JSON object instead.",
     )
     parser.add_argument("source",
-                        help="URL, .html/.html.gz file, Webis page folder or capture folder; - "
-                        "reads the page's HTML from stdin")
+                        help="URL, .html/.html.gz file, .warc/.warc.gz file (--url, --replay), "
+                        "Webis page folder or capture folder; - reads the page's HTML from stdin")
     parser.add_argument("--url", default=None,
                         help="with -: the URL the page from stdin is recorded under (it is still "
-                        "rendered offline, as a local file is)")
+                        "rendered offline, as a local file is); with a WARC file: the page to "
+                        "segment (default: the file's only HTML page)")
+    parser.add_argument("--replay", action="store_true",
+                        help="WARC file: render the page under its URL with its stylesheets, "
+                        "images and other subresources from the same WARC (missing ones are "
+                        "listed in capture.json); default: every subresource blocked")
     parser.add_argument("--out", type=Path, default=None, help="output folder (--format files)")
     parser.add_argument("--format", choices=("files", "json", "jsonl", "text"), default="files",
                         help="files: write --out DIR; to stdout, writing nothing: json (the "
@@ -153,10 +158,21 @@ def parse_segmenter_options(items: list[str]) -> dict[str, Any]:
 
 
 def source_from_args(args: argparse.Namespace) -> str | StoredPage:
-    """The page: ``SOURCE``, or with ``-`` the HTML on stdin under ``--url``."""
+    """The page: ``SOURCE``, a page of a WARC file (:func:`~wps.runner.warc.warc_page`), or
+    with ``-`` the HTML on stdin under ``--url``."""
+    from ..runner.sources import WARC_SUFFIXES
+
+    if args.source.lower().endswith(WARC_SUFFIXES) and Path(args.source).is_file():
+        from ..runner.warc import warc_page
+
+        return warc_page(args.source, args.url, replay=args.replay)
+    if args.replay:
+        raise UsageError(f"--replay answers a page's requests from its WARC file; {args.source}"
+                         " is not a WARC file")
     if args.source != "-":
         if args.url is not None:
-            raise UsageError("--url names the page read from stdin (SOURCE -), not a source")
+            raise UsageError("--url names the page read from stdin (SOURCE -) or in a WARC "
+                             "file, not a source")
         return args.source
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError("-: no HTML on stdin (pipe a page in: cat page.html | wps segment - ...)")

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputFileError
+from ..errors import InputFileError, UsageError
 from ..files import reading
+from ..model import StoredPage
 from ..warcfile import UnreadableStretch, warc_records
 from .entries import BatchSource, is_stored_page_url
 
@@ -31,6 +32,30 @@ def warc_pages(path: Path) -> Iterator[BatchSource]:
                 yield _unreadable(path, entry)
             else:
                 yield from _page_of(entry[1], path, entry[0])
+
+
+def warc_page(path: str | Path, url: str | None = None, replay: bool = False) -> StoredPage:
+    """The one page of a WARC file that ``wps segment`` renders: the HTML record of ``url``, or
+    the file's only HTML page; with ``replay``, its requests are answered from the same file.
+
+    Raises :class:`~wps.errors.InputFileError` for a file without that page and
+    :class:`~wps.errors.UsageError` for a file of several pages and no ``url``.
+    """
+    path = Path(path)
+    found: list[BatchSource] = []
+    for source in warc_pages(path):
+        if not source.problem and (url is None or source.location == url):
+            found.append(source)
+            if url is not None or len(found) > 1:
+                break
+    if not found:
+        raise InputFileError(f"{path}: " + (f"no HTML response record of {url}" if url
+                                            else "no HTML response record"))
+    if len(found) > 1:
+        raise UsageError(f"{path}: holds several HTML pages ({found[0].location}, "
+                         f"{found[1].location}, ...); name one with --url, or run wps batch")
+    page = found[0]
+    return StoredPage.of(page.html or b"", page.location, str(path) if replay else "")
 
 
 def _unreadable(path: Path, stretch: UnreadableStretch) -> BatchSource:

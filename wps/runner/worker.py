@@ -25,11 +25,9 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..capture.replay import ReplayArchive
     from ..deadline import Deadline
 
 from ..capture import Browser, CaptureOptions, discard_screenshot
@@ -410,16 +408,6 @@ def capture_stored_page(task: PageTask, browser: Browser,
     from ..deadline import Deadline
 
     options = task.pipeline.capture_options or browser.options
-    if task.archive is not None:
-        return browser.capture(task.source, options, replay=replay_archive(task.archive),
-                               deadline=deadline or Deadline(options.timeout_s, what=task.source))
-    return capture_stored(StoredPage.of(task.html or b"", task.source), options, browser=browser,
+    page = StoredPage.of(task.html or b"", task.source, task.archive or "")
+    return capture_stored(page, options, browser=browser,
                           deadline=deadline or Deadline(options.timeout_s, what=task.source))
-
-
-@lru_cache(maxsize=2)
-def replay_archive(path: str) -> ReplayArchive:
-    """The index of a WARC file, read once per worker."""
-    from ..capture.replay import ReplayArchive
-
-    return ReplayArchive.read(path)
