@@ -454,3 +454,19 @@ def test_gzipped_text_and_other_requests_pass_through_intact(page_server, proxie
     fetched = _navigate(port, page_server.url("/fetched-junk"), "Accept: */*\r\n")
     assert split_response(fetched)[2] == junk
     assert proxy.not_html == []
+
+
+def test_a_malformed_response_head_is_the_servers_fault(page_server, proxies):
+    """A folded header line in the *response* is a bad gateway (502), not a bad request."""
+    _, port = proxies.start(allow_private=True)
+
+    def folded(handler) -> None:
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n folded: x\r\n"
+                            b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
+
+    page_server.routes["/folded"] = folded
+    url = page_server.url("/folded")
+    status, headers, _ = split_response(exchange(
+        port, f"GET {url} HTTP/1.1\r\nHost: {url.split('/')[2]}\r\n\r\n".encode()))
+    assert status == "HTTP/1.1 502 Bad Gateway"
+    assert headers["x-wps-error"] == "response head: malformed header line"

@@ -33,6 +33,7 @@ from ipaddress import IPv4Address, IPv6Address
 
 from ..errors import BlockedTargetError, NetworkError
 from .addresses import Resolver, canonical_host, check_host_async, split_host_port, url_origin
+from .heads import MalformedHead, header_text, parse_head, request_head, response_head
 from .sniff import NAVIGATION_ENCODINGS, Unjudgeable, WireBodyJudge, body_judge, is_navigation
 
 HEAD_LIMIT = 64 * 1024
@@ -43,12 +44,6 @@ CLOSE_GRACE_S = 5.0
 LINGER_S, LINGER_BYTES = 1.0, 1 << 20
 """How long, and how much, a refused client's unread request is read and dropped."""
 LOCAL_PAGE_REASON = "refused, a local page does not reach the network"
-
-_REQUEST_HOP_HEADERS = frozenset(
-    ("connection", "keep-alive", "proxy-connection", "proxy-authorization", "upgrade", "te"))
-"""Headers meant for the proxy or this one connection. ``Upgrade`` goes because the forwarded
-connection closes after one response (WebSockets come through CONNECT)."""
-_RESPONSE_HOP_HEADERS = frozenset(("connection", "keep-alive", "proxy-connection"))
 
 _log = logging.getLogger(__name__)
 
@@ -200,7 +195,10 @@ class EgressProxy:
                           f"request head longer than {HEAD_LIMIT} bytes") from None
         except (asyncio.TimeoutError, TimeoutError, asyncio.IncompleteReadError):
             return None
-        first, headers = _parse_head(raw)
+        try:
+            first, headers = parse_head(raw)
+        except MalformedHead as err:
+            raise _Answer(400, "Bad Request", str(err)) from None
         parts = first.split(" ")
         if len(parts) != 3 or not parts[2].startswith("HTTP/1.") or not parts[0].isalpha():
             raise _Answer(400, "Bad Request", "malformed request line")
@@ -245,7 +243,7 @@ class EgressProxy:
         if navigation:
             headers = [(name, NAVIGATION_ENCODINGS if name.lower() == "accept-encoding" else value)
                        for name, value in headers]
-        upstream_writer.write(_request_head(method, path, headers, authority))
+        upstream_writer.write(request_head(method, path, headers, authority))
         body = asyncio.ensure_future(_pipe(reader, upstream_writer))  # the body, if any, as is
         response = asyncio.ensure_future(
             _relay_response(upstream_reader, writer, judge=navigation and method != "HEAD"))
@@ -335,35 +333,6 @@ class EgressProxy:
 
 
 # ---------------------------------------------------------------------------------- helpers
-def _parse_head(raw: bytes) -> tuple[str, list[tuple[str, str]]]:
-    """The first line and the header fields of a head; folded or nameless lines are errors."""
-    lines = raw[:-4].decode("latin-1").split("\r\n")
-    headers = []
-    for line in lines[1:]:
-        name, colon, value = line.partition(":")
-        if not colon or not name or name != name.strip() or line[0] in " \t":
-            raise _Answer(400, "Bad Request", "malformed header line")
-        headers.append((name, value.strip()))
-    return lines[0], headers
-
-
-def _connection_tokens(headers: list[tuple[str, str]]) -> set[str]:
-    """Header names listed in ``Connection``: hop-by-hop by declaration (RFC 9110 §7.6.1)."""
-    return {token.strip().lower() for name, value in headers if name.lower() == "connection"
-            for token in value.split(",")}
-
-
-def _request_head(method: str, path: str, headers: list[tuple[str, str]],
-                  authority: str) -> bytes:
-    dropped = _REQUEST_HOP_HEADERS | _connection_tokens(headers)
-    kept = [(name, value) for name, value in headers if name.lower() not in dropped]
-    if not any(name.lower() == "host" for name, _ in kept):
-        kept.insert(0, ("Host", authority.rpartition("@")[2]))
-    lines = [f"{method} {path} HTTP/1.1", *(f"{name}: {value}" for name, value in kept),
-             "Connection: close"]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
 async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.StreamWriter,
                           judge: bool = False) -> None:
     """The response head, rewritten to ``Connection: close``, then the body as it comes.
@@ -376,17 +345,17 @@ async def _relay_response(upstream: asyncio.StreamReader, writer: asyncio.Stream
             raise _Answer(502, "Bad Gateway", "the server closed without answering") from None
         except (asyncio.LimitOverrunError, ValueError):
             raise _Answer(502, "Bad Gateway", "response head too long") from None
-        status_line, headers = _parse_head(raw)
+        try:
+            status_line, headers = parse_head(raw)
+        except MalformedHead as err:
+            raise _Answer(502, "Bad Gateway", f"response head: {err}") from None
         parts = status_line.split(" ", 2)
         if not status_line.startswith("HTTP/1.") or len(parts) < 2 or not parts[1].isdecimal():
             raise _Answer(502, "Bad Gateway", "the server did not answer in HTTP/1")
         if parts[1].startswith("1") and parts[1] != "101":
             writer.write(raw)
             continue
-        dropped = _RESPONSE_HOP_HEADERS | _connection_tokens(headers)
-        lines = [status_line, *(f"{name}: {value}" for name, value in headers
-                                if name.lower() not in dropped), "Connection: close"]
-        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        head = response_head(status_line, headers)
         break
     judged = body_judge(parts[1], headers) if judge else None
     if judged is None:
@@ -454,11 +423,11 @@ async def _answer(writer: asyncio.StreamWriter, answer: _Answer) -> None:
     lines = [f"HTTP/1.1 {answer.status} {answer.phrase}", "Content-Type: text/plain; charset=utf-8",
              f"Content-Length: {len(body)}", "Connection: close"]
     if answer.blocked:
-        lines.append(f"X-Wps-Blocked: {_header_text(answer.text)}")
+        lines.append(f"X-Wps-Blocked: {header_text(answer.text)}")
     elif answer.not_html:
-        lines.append(f"X-Wps-Not-Html: {_header_text(answer.text)}")
+        lines.append(f"X-Wps-Not-Html: {header_text(answer.text)}")
     elif answer.status == 502:  # the page's host could not be reached: a network error
-        lines.append(f"X-Wps-Error: {_header_text(answer.text)}")
+        lines.append(f"X-Wps-Error: {header_text(answer.text)}")
     try:
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
         await asyncio.wait_for(writer.drain(), 5.0)
@@ -493,11 +462,6 @@ async def _linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
 async def _discard(reader: asyncio.StreamReader, limit: int) -> None:
     while limit > 0 and (chunk := await reader.read(PIPE_CHUNK)):
         limit -= len(chunk)
-
-
-def _header_text(text: str) -> str:
-    """``text`` as a header value: printable ASCII only (no way to split the head)."""
-    return "".join(char if " " <= char <= "~" else "?" for char in text)
 
 
 def _hostport(address: IPv4Address | IPv6Address, port: int) -> str:
