@@ -247,3 +247,44 @@ def test_iframe_content_is_clipped_to_the_iframe(page_server, browser, quick):
         assert by_text["straddles"].bbox == (58, 108, 458, 398)  # 600 px wide, cut at 458
         assert by_text["half out"].bbox == (58, 398, 458, 408)
         assert by_text["all out"].bbox == (58, 408, 458, 408)  # zero height on the edge
+
+
+OVERLAY = """<!doctype html><html><head><style>
+body { margin: 0; }
+.feed { height: 1000px; margin: 0; }
+#overlay { position: fixed; inset: 0; overflow-y: auto; background: white; }
+#overlay .post { height: 900px; margin: 0; }
+</style></head><body>
+<p class="feed">feed one</p><p class="feed">feed two</p><p class="feed">feed three</p>
+<div id="overlay"><p class="post">the post</p><p class="post">first comment</p>
+<div id="more"></div><div id="sentinel" style="height:10px"></div></div>
+<script>
+new IntersectionObserver((entries) => {
+  if (!entries[0].isIntersecting || document.getElementById("more").children.length) return;
+  const comment = document.createElement("p");
+  comment.textContent = "lazy comment";
+  document.getElementById("more").appendChild(comment);
+}).observe(document.getElementById("sentinel"));
+</script></body></html>"""
+
+
+def test_a_scrolling_overlay_over_a_scrolling_page_is_scrolled_and_expanded(page_server, browser,
+                                                                            quick):
+    """A post opened over a feed: the document scrolls, the overlay too; the overlay's lazy
+    comments load and are captured (not left below its box as unreached)."""
+    url = page_server.add_html("/overlay", OVERLAY)
+    capture = browser.capture(url, quick(scroll_max_steps=10, screenshot=False))
+    texts = {node.text: node for node in capture.nodes if node.is_text}
+    assert {"the post", "first comment", "lazy comment", "feed one"} <= set(texts)
+    assert texts["first comment"].bbox[1] == 900 and texts["lazy comment"].bbox[1] >= 1800
+    assert capture.unreached == [] and capture.timings["scroll_container_expanded"] == 1
+
+
+def test_a_small_scrolling_pane_on_a_scrolling_page_is_left_as_it_is(page_server, browser,
+                                                                     quick):
+    """Only an overlay that covers the viewport is taken for the page: a fixed chat box is not."""
+    page = OVERLAY.replace("inset: 0;", "right: 0; bottom: 0; width: 300px; height: 200px;")
+    url = page_server.add_html("/chat-box", page)
+    capture = browser.capture(url, quick(scroll_max_steps=10, screenshot=False))
+    assert "scroll_container_expanded" not in capture.timings
+    assert [pane["hidden_px"] > 1000 for pane in capture.unreached] == [True]

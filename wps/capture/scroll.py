@@ -15,10 +15,13 @@ page).
 Pages whose document does not scroll but one large element does (``html, body {height: 100%;
 overflow: hidden}`` around an ``overflow: auto`` app shell) are scrolled through that element,
 then :func:`expand_scroll_container` lets it grow to its content (overflow visible, height auto on
-it and its ancestors) so the walk, page height and screenshot see all of it. Trade-off: layouts
-that size children by the container's height (``height: 100%`` descendants, sticky headers) are
-captured in that expanded layout, which the reader never saw; a full-viewport ``position: fixed``
-container is made ``absolute`` for the same reason.
+it and its ancestors) so the walk, page height and screenshot see all of it. So are pages whose
+document scrolls under a large fixed overlay that scrolls on its own (a post and its comments
+opened over a feed): the reader reads the overlay, and its comments would otherwise stay below its
+box, unreached. Trade-off: layouts that size children by the container's height (``height:
+100%`` descendants, sticky headers) are captured in that expanded layout, which the reader never
+saw; a ``position: fixed`` container or ancestor is made ``absolute`` for the same reason (the
+page behind an overlay stays in the capture, under it).
 """
 
 from __future__ import annotations
@@ -39,15 +42,22 @@ _FIND_CONTAINER_JS = """() => {
     documentScrolls = window.scrollY !== before;
   }
   window.scrollTo(0, before);
-  if (documentScrolls) return null;
+  const fixed = (el) => {
+    for (let node = el; node && node !== document.body; node = node.parentElement) {
+      if (getComputedStyle(node).position === "fixed") return true;
+    }
+    return false;
+  };
   let best = null, bestArea = 0;
   for (const el of document.body ? document.body.querySelectorAll("*") : []) {
     if (el.scrollHeight <= el.clientHeight + 1) continue;
     if (el.clientHeight < innerHeight / 2 || el.clientWidth < innerWidth / 2) continue;
     if (!/^(auto|scroll|overlay)$/.test(getComputedStyle(el).overflowY)) continue;
+    if (documentScrolls && !fixed(el)) continue;  // the page scrolls: only an overlay beats it
     const area = el.clientWidth * el.clientHeight;
     if (area > bestArea) { best = el; bestArea = area; }
   }
+  if (documentScrolls) return best;
   const body = document.body;
   if (!best && body && body.scrollHeight > body.clientHeight + 1
       && /^(auto|scroll|overlay)$/.test(getComputedStyle(body).overflowY)) best = body;
@@ -114,13 +124,13 @@ _EXPAND_JS = """() => {
   const container = (FIND_CONTAINER)();
   if (!container) return false;
   const important = (el, name, value) => el.style.setProperty(name, value, "important");
-  if (getComputedStyle(container).position === "fixed") important(container, "position", "absolute");
+  window.scrollTo(0, 0);  // a fixed box made absolute stays where the reader saw it
   for (let el = container; el && el.nodeType === 1; el = el.parentElement) {
+    if (getComputedStyle(el).position === "fixed") important(el, "position", "absolute");
     important(el, "overflow", "visible");
     important(el, "height", "auto");
     important(el, "max-height", "none");
   }
-  window.scrollTo(0, 0);
   return true;
 }""".replace("FIND_CONTAINER", _FIND_CONTAINER_JS)
 
