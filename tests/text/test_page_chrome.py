@@ -33,6 +33,10 @@ LOGIN_BOXES_OF_ARTICLES = {
         f"<main><h1>Baking rye at home</h1><p>{ARTICLE} {ARTICLE}</p><p>{ARTICLE}</p>"
         f"<section id='respond'><p>Log in to comment.</p><form><input type='text'>"
         f"<input type='password'><button>Log in</button></form></section></main>"),
+    "above the story, to read on": (
+        f"<div class='paywall'><p>Subscribers, log in to read on.</p><form>"
+        f"<input type='email'><input type='password'><button>Log in</button></form></div>"
+        f"<main><h1>Baking rye at home</h1>" + f"<p>{ARTICLE} {ARTICLE}</p>" * 3 + "</main>"),
 }
 
 

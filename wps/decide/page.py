@@ -64,6 +64,13 @@ under it (to comment, to read on), not a login page: a login page's welcome text
 instructions are shorter (under 110 words on the dev pages), its shop blurb comes after the form."""
 
 
+MIN_ARTICLE_BELOW_LOGIN_WORDS = 500
+"""Prose words after the password box (all prose segments together) that make the page an
+article under a login form: a login page's shop blurb and notes come to 325 and 356 words on the
+dev pages (nonarticle-dev's login pages, the only pages with a password box in their body); news
+articles are longer."""
+
+
 def login_form_node(capture: PageCapture) -> int | None:
     """The first visible password box (the capture holds visible nodes only) outside the page
     chrome, or ``None``."""

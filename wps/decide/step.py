@@ -16,6 +16,7 @@ from .kinds import segment_kind
 from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines, squeezed
 from .page import (
     MIN_ARTICLE_ABOVE_LOGIN_WORDS,
+    MIN_ARTICLE_BELOW_LOGIN_WORDS,
     NON_ARTICLE_PAGE,
     PageVerdict,
     judge_page,
@@ -164,9 +165,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
                    if plain and features.sentence_share >= rules.rescue_sentence_share}
     inside = _article_span(capture, segments, clear_prose)
     login = None if has_posts else login_form_node(capture)
-    if login is not None and any(plain and features.words >= MIN_ARTICLE_ABOVE_LOGIN_WORDS
-                                 and min(segment.node_ids, default=login) < login
-                                 for segment, features, plain in pending):
+    if login is not None and _article_beside_login(pending, login):
         login = None
     verdict = judge_page(prose_chars, all_chars, login is not None, rules.min_page_prose_share)
     for segment, features, plain in pending:
@@ -304,6 +303,24 @@ def _sentence_chars(segment: Segment, features: SegmentFeatures, plain: bool,
     if _main_text_prose(segment, features, rules):
         return sentence_share(segment.main_text) * len(segment.main_text)
     return 0.0
+
+
+def _article_beside_login(pending: list[tuple[Segment, SegmentFeatures, bool]],
+                          login: int) -> bool:
+    """Prose that makes a page with a password box an article, not a login page: one prose
+    segment of :data:`MIN_ARTICLE_ABOVE_LOGIN_WORDS` before the box, or
+    :data:`MIN_ARTICLE_BELOW_LOGIN_WORDS` of prose after it (an article with a login form above
+    it, to read on or to comment, must not be dropped whole)."""
+    below = 0
+    for segment, features, plain in pending:
+        if not plain:
+            continue
+        if min(segment.node_ids, default=login) < login:
+            if features.words >= MIN_ARTICLE_ABOVE_LOGIN_WORDS:
+                return True
+        else:
+            below += features.words
+    return below >= MIN_ARTICLE_BELOW_LOGIN_WORDS
 
 
 def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]) -> range:
