@@ -76,6 +76,7 @@ MAX_PART_SHARE = 0.5
 MAX_SHORT_CHROME_WORDS = 15
 """Chrome may hold more than half of a short post's words (a date line beside "Thanks!")."""
 MIN_RECORD_WORDS = 3
+"""A repeated group counts as records only when two of its members hold this many words."""
 LIST_WORDS = frozenset({"list", "thread", "feed"})
 """A record word with one of these (``comment-list``, ``commentlist``), or in the plural
 (``comments``, ``reviews``), names a list of posts."""
@@ -84,7 +85,6 @@ _GLUED_LIST_NAMES = frozenset(record + word for record in RECORD_WORDS for word 
 MAX_EMPTY_LIST_WORDS = 60
 """A list of posts with no post in it holds only its notices ("No reviews yet. Be the first to
 write one.") when it has this few words; more are posts the names did not reveal."""
-"""A repeated group counts as records only when two of its members hold this many words."""
 
 _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -327,27 +327,9 @@ def _has_word(attrs: dict[str, str], words: frozenset[str]) -> bool:
     return names_a_word(f"{attrs.get('class', '')} {attrs.get('itemprop', '')}", words)
 
 
-
 def names_a_word(names: str, words: frozenset[str]) -> bool:
     """Whether one of the space-separated class names (or ids) in ``names`` is, or holds as a
     word, one of ``words`` (``post-meta``, ``postMeta`` and ``postmeta`` all name ``meta`` or
     ``postmeta``)."""
     return any(word in words for name in names.split()
                for word in (*class_words(name), name.lower().replace("-", "").replace("_", "")))
-
-
-def subtree_words(page: PageCapture) -> np.ndarray:
-    """Words of text under each node."""
-    return subtree_totals(page, np.array([len(node.text.split()) if node.tag == TEXT_TAG else 0
-                                          for node in page.nodes], dtype=np.int64))
-
-
-def subtree_totals(page: PageCapture, own: np.ndarray) -> np.ndarray:
-    """``own`` (one number per node) summed over each node's subtree: one reverse pass, since
-    children come after their parents in ``page.nodes`` (over a list: numpy's item access is
-    slow per node)."""
-    totals = own.tolist()
-    for node in reversed(page.nodes):
-        if node.parent is not None:
-            totals[node.parent] += totals[node.id]
-    return np.array(totals, dtype=own.dtype)
