@@ -2,8 +2,8 @@
 resumable output folders."""
 
 from .batch import BatchOptions, BatchSummary, run_batch
-from .folders import page_folder_name
 from .entries import BatchSource, source_key
+from .folders import page_folder_name
 from .sources import count_sources, iter_sources, read_source_list
 
 __all__ = [
