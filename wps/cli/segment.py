@@ -26,8 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "segment",
         help="render a page and split it into segments",
         description="Segment a URL, a local .html/.html.gz file, a page of a WARC file, a "
-        "Webis-WebSeg-20 page folder or a capture folder. --out DIR writes capture/, segmentation.json (Webis format), "
-        "segments.jsonl and overlay.png; --format json prints one JSON object instead.",
+        "Webis-WebSeg-20 page folder or a capture folder. --out DIR writes capture/, "
+        "segmentation.json (Webis format), segments.jsonl and overlay.png; --format json prints "
+        "one JSON object instead.",
     )
     parser.add_argument("source",
                         help="URL, .html/.html.gz file, .warc/.warc.gz file (--url, --replay), "
@@ -162,7 +163,7 @@ def source_from_args(args: argparse.Namespace) -> str | StoredPage:
     with ``-`` the HTML on stdin under ``--url``."""
     from ..runner.sources import WARC_SUFFIXES
 
-    if args.source.lower().endswith(WARC_SUFFIXES) and Path(args.source).is_file():
+    if args.source.lower().endswith(WARC_SUFFIXES) and not Path(args.source).is_dir():
         from ..runner.warc import warc_page
 
         return warc_page(args.source, args.url, replay=args.replay)

@@ -67,8 +67,8 @@ instructions are shorter (under 110 words on the dev pages), its shop blurb come
 MIN_ARTICLE_BELOW_LOGIN_WORDS = 500
 """Prose words after the password box (all prose segments together) that make the page an
 article under a login form: a login page's shop blurb and notes come to 325 and 356 words on the
-dev pages (nonarticle-dev's login pages, the only pages with a password box in their body); news
-articles are longer."""
+dev pages (nonarticle-dev's login pages, the only pages with a password box in their body); most
+news articles are longer."""
 
 
 def login_form_node(capture: PageCapture) -> int | None:
