@@ -81,3 +81,20 @@ def test_a_list_queue_reads_a_stream_as_tasks_are_taken():
     queue.put_back(0)
     assert [queue.take(), queue.take(), queue.take()] == [0, 1, 2]
     assert queue.exhausted() and queue.take() is None
+
+
+def _where(_task: int) -> tuple[str | None, str, bool]:
+    import sys
+
+    return os.environ.get("WPS_TEST_EXECUTOR"), os.getcwd(), "wps.runner.worker" in sys.modules
+
+
+def test_forkserver_workers_start_preloaded_with_the_parents_environment(tmp_path, monkeypatch):
+    """Workers forked from a server that imported the batch's modules once see the environment
+    and folder their pool's parent has now, not those of the server's first start."""
+    executor = LocalExecutor(1, start_method="forkserver", preload=("wps.runner.worker",))
+    assert list(executor.run([0], _where))[0][2]  # the server's import, not the worker's
+    monkeypatch.setenv("WPS_TEST_EXECUTOR", "set after the server started")
+    monkeypatch.chdir(tmp_path)
+    assert list(executor.run([0], _where)) == [
+        ("set after the server started", str(tmp_path), True)]

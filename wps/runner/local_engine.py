@@ -21,7 +21,6 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
-from multiprocessing import get_context
 from typing import Any
 
 from ..capture import Browser
@@ -32,6 +31,7 @@ from ..executor import (
     LocalExecutor,
     reporting_pool,
     stop_workers,
+    worker_context,
 )
 from ..pipeline import PipelineOptions
 from .options import BatchOptions
@@ -47,6 +47,9 @@ from .worker import (
     warm_up_once,
 )
 
+WORKER_MODULES = ("wps.runner.worker", "wps.output")
+"""What a batch worker imports, once, in the fork server its workers start from (the pipeline,
+capture, text and output modules and their libraries)."""
 CHUNK_PER_BROWSER = 2
 """A pool worker with several pages per browser takes this many times as many pages per call
 (the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
@@ -75,7 +78,8 @@ def local_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
     if concurrency == 1:
         executor = LocalExecutor(options.workers, overdue_after_s, on_overdue=_overdue,
                                  on_died=_died, initializer=init_worker,
-                                 initargs=(None, pipeline))
+                                 initargs=(None, pipeline), start_method="forkserver",
+                                 preload=WORKER_MODULES)
         yield from executor.run(queue, run_in_worker)
         return
     yield from _chunked_results(queue, options.workers, overdue_after_s, concurrency)
@@ -85,7 +89,7 @@ def _chunked_results(queue: PageQueue[PageTask], workers: int, overdue_after_s: 
                      concurrency: int) -> Iterator[PageOutcome]:
     """The pools of workers that render several pages at once (:func:`_chunk_pool_results`);
     a fresh pool after one broke or was stopped."""
-    context = get_context("spawn")
+    context = worker_context("forkserver", WORKER_MODULES)
     first_start: dict[str, float] = {}
     """When each page of a chunked pool first started rendering (across pools)."""
     while not queue.exhausted():
