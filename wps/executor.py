@@ -15,6 +15,7 @@ queue for the next pool.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -362,8 +363,6 @@ def _as_parent(environ: dict[str, str], cwd: str, initializer: Callable[..., Non
     """In a worker: this process's environment and folder as the pool's parent had them when
     the pool started (a fork server's workers would have the server's, from its first start),
     then the caller's initializer."""
-    import os
-
     os.environ.clear()
     os.environ.update(environ)
     os.chdir(cwd)
@@ -377,8 +376,6 @@ def reporting_pool(workers: int, context: Any, initializer: Callable[..., None],
     """A pool of ``workers`` processes and a queue of its own that they report on
     (``initargs(queue)`` gives the initializer its arguments). Ctrl-C, SIGTERM or a caller that
     stops reading stops the workers (:func:`stop_workers`): no task waits."""
-    import os
-
     events = context.Queue()
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_as_parent,
