@@ -422,7 +422,7 @@ def _trim(segment: Segment, min_words: int, chrome: frozenset[str], post: bool) 
     untrimmed = segment.main_text
     segment.main_text, removed = prose_lines(segment.main_text, chrome, post)
     if removed:
-        segment.extra["lines_trimmed"] = removed
         segment.extra.setdefault(UNTRIMMED_KEY, untrimmed)  # a rescue's is the filters' own
+        segment.extra["lines_trimmed"] = removed
     if word_count(segment.main_text) < min_words:
         _drop(segment, TOO_LITTLE_PROSE)
