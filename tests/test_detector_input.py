@@ -64,7 +64,7 @@ def test_lang_names_each_kept_segment_and_drops_other_languages():
     english = wps.segment(both.capture, languages=("en",))  # same capture, other options
     assert {item.lang for item in english.detector_input()} == {"en"}
     dropped = [s for s in english.segmentation.segments if LANG_REASON in s.reasons]
-    assert dropped and all(s.extra["lang"] == "de" and not s.kept for s in dropped)
+    assert dropped and all(s.lang == "de" and not s.kept for s in dropped)
     assert english.counts[f"dropped_{LANG_REASON}"] == len(dropped)
     full = segment_records(english.capture, english.segmentation)
     assert all(record["lang"] == "de" for record in full if LANG_REASON in record["reasons"])

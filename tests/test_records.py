@@ -31,7 +31,8 @@ def _page() -> tuple[PageCapture, Segmentation]:
                           page_id="a")
     first = Segment.from_box("0", (10, 10, 190, 50.123), [1, 2])
     first.text, first.main_text, first.stats = "Hello there", "Hello", {"link_share": 0.25}
-    first.extra.update(block_type="single", page_reasons=["no_long_block"])
+    first.extra["block_type"] = "single"
+    first.page_reasons = ["no_long_block"]
     second = Segment.from_box("1", (10, 60, 190, 110), [])
     second.parent, second.kept, second.reasons = "0", False, ["too_few_tokens"]
     return capture, Segmentation("a", "dom-cohesion", 200, 120, [first, second])
@@ -70,7 +71,7 @@ def test_a_hand_made_line_keeps_its_fields_and_order(tmp_path: Path):
     [read] = read_segment_lines(path)
     assert read.where == f"{path}:1"
     read.segment.kept, read.segment.reasons = False, ["no_main_text"]
-    read.segment.extra["binoculars"] = {"skipped": "not_kept"}
+    read.segment.binoculars = {"skipped": "not_kept"}
     record = read.record()
     assert list(record) == ["segment_id", "text", "n_words", "note", "main_text", "kept",
                             "reasons", "stats", "binoculars"]  # verdict fields, then new extras

@@ -2,7 +2,7 @@
 
 AI-text detectors are language-specific, so every kept segment's detector text
 (:func:`wps.records.detector_text`) gets a ``lang`` (ISO 639-1 code, ``""`` where the text has no
-letters) and ``lang_score`` (the identifier's normalised probability) in ``Segment.extra``, from
+letters) and ``lang_score`` (the identifier's normalised probability) on the segment, from
 py3langid (a packaged model, nothing downloaded). With ``languages`` given, a kept segment in any
 other language is dropped with the reason :data:`LANG_REASON`, as a filter rule drops one.
 """
@@ -85,8 +85,8 @@ class LangStep(PipelineStep):
 
     def judge(self, segment: Segment, text: str) -> None:
         lang, probability = identify(text)
-        segment.extra["lang"] = lang
-        segment.extra["lang_score"] = probability
+        segment.lang = lang
+        segment.lang_score = probability
         if self.languages and lang not in self.languages:
             segment.kept = False
             segment.reasons.append(LANG_REASON)

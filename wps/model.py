@@ -327,7 +327,48 @@ class Segment:
     reasons: list[str] = field(default_factory=list)
     """Reason codes of every rule that dropped the segment."""
     extra: dict[str, Any] = field(default_factory=dict)
-    """Per-segment outputs of later stages (detector scores, ...)."""
+    """The segmenter's own evidence (``dom_bbox``, ``block_type``, ``mask_score``, ...): free
+    fields, written as they are, after the place and text fields of a line."""
+    # What the later stages add, one typed field each (``None``: the stage did not run or had
+    # nothing to say); ``segments.jsonl`` writes them after ``extra``, in this order
+    # (:data:`wps.records.ANNOTATION_FIELDS`).
+    post_part: str | None = None
+    """Posts step: the piece of a post this is, ``body``, ``quote`` or ``chrome``."""
+    post_record: str | None = None
+    """Posts step: XPath of the record (post) element the piece belongs to."""
+    unsegmented: bool | None = None
+    """Text step: made of main text that no segment held (``add_unsegmented``)."""
+    main_text_match: dict[str, Any] | None = None
+    """Text step: how the segment's text matched the extracted main text."""
+    noise_tail: dict[str, Any] | None = None
+    """Noise-tail step: what it cut off the texts (removed text, chunk counts)."""
+    page_reasons: list[str] | None = None
+    """Why the page is not an article: the filters' page rules, then the decision's verdict."""
+    prose_score: float | None = None
+    """Decision: the share of the text in sentences."""
+    kind: str | None = None
+    """Decision: what the segment is (``prose``, ``post``, ``link-list``, ``quote``, ...)."""
+    main_text_rescued: bool | None = None
+    """Decision: prose the extractor missed, its own text made its main text."""
+    rescue_overrides: list[str] | None = None
+    """Decision: the filter reasons the rescue overrides (``wps filter`` rescues again only
+    where the rules give no other reason)."""
+    main_text_untrimmed: str | None = None
+    """Decision: the main text the filter rules judged, where lines were cut or a rescue
+    replaced it (``wps filter`` judges a written line as the pipeline did)."""
+    lines_trimmed: int | None = None
+    """Decision: how many non-prose lines were cut from the main text."""
+    page_rules: list[str] | None = None
+    """Decision: the filters' page rules, once its verdict replaced them in ``page_reasons``."""
+    lang: str | None = None
+    """Language step: the language of a kept segment's detector text (``""``: none found)."""
+    lang_score: float | None = None
+    dup: dict[str, Any] | None = None
+    """Dedup step: the ``dup`` object of text-and-filters.md §6."""
+    simhash: str | None = None
+    """Dedup step: the text's SimHash in hex (``None`` beside ``dup``: too little text)."""
+    binoculars: dict[str, Any] | None = None
+    """``wps binoculars``: the detector's scores, or why it skipped the segment."""
 
     @classmethod
     def from_box(cls, segment_id: str, box: Box, node_ids: list[int] | None = None) -> Segment:

@@ -2,10 +2,11 @@
 
 A line (text-and-filters.md §6) is one segment: where it is (its :class:`PageContext`: page,
 order, outline, nodes, XPaths), what the text stages say of it (text, main text, counts, ``kept``,
-``reasons``, ``stats``), then what later stages added (``Segment.extra``). The pipeline writes
-lines from :class:`~wps.model.Segment` objects; ``wps filter``, ``wps dedup`` and
-``wps binoculars`` read them back as ``Segment`` objects, judge those as the pipeline does, and
-write back only what they changed, in the line's own field order.
+``reasons``, ``stats``), the segmenter's own evidence (``Segment.extra``), then what later stages
+added (the typed :data:`ANNOTATION_FIELDS` of :class:`~wps.model.Segment`). The pipeline writes
+lines from ``Segment`` objects; ``wps filter``, ``wps dedup`` and ``wps binoculars`` read them
+back as ``Segment`` objects, judge those as the pipeline does, and write back only what they
+changed, in the line's own field order.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from .errors import InputFileError
 from .files import iter_jsonl, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 
-__all__ = ["DETECTOR_FIELDS", "RECORD_FIELDS", "SEGMENTS_FILE", "DetectorInput", "PageContext",
-           "SegmentLine", "check_segment_line", "detector_record", "detector_text", "doc_id_for", "page_context", "read_segment_lines", "segment_from_record",
-           "segment_record", "segment_records", "short_repr", "top_xpaths",
-           "write_segment_records"]
+__all__ = ["ANNOTATION_FIELDS", "DETECTOR_FIELDS", "RECORD_FIELDS", "SEGMENTS_FILE",
+           "DetectorInput", "PageContext", "SegmentLine", "check_segment_line",
+           "detector_record", "detector_text", "doc_id_for", "page_context",
+           "read_segment_lines", "segment_from_record", "segment_record", "segment_records",
+           "short_repr", "top_xpaths", "write_segment_records"]
 
 SEGMENTS_FILE = "segments.jsonl"
 BBOX_DECIMALS = 2
@@ -34,7 +36,14 @@ PLACE_FIELDS = ("doc_id", "url", "page_id", "segment_id", "id", "order", "segmen
 TEXT_FIELDS = ("text", "n_chars", "n_words", "main_text", "kept", "reasons", "stats")
 """What the text stages say of the segment; later stages judge and change these."""
 RECORD_FIELDS = PLACE_FIELDS + TEXT_FIELDS
-"""A new line's fields in order; ``Segment.extra`` keys follow."""
+"""A new line's fields in order; ``Segment.extra`` keys, then :data:`ANNOTATION_FIELDS`, follow."""
+ANNOTATION_FIELDS = ("post_part", "post_record", "unsegmented", "main_text_match", "noise_tail",
+                     "page_reasons", "prose_score", "kind", "main_text_rescued",
+                     "rescue_overrides", "main_text_untrimmed", "lines_trimmed", "page_rules",
+                     "lang", "lang_score", "dup", "simhash", "binoculars")
+"""The later stages' typed :class:`~wps.model.Segment` fields, in the order of the steps that set
+them (posts, text, noise tail, filters, decision, language, dedup, Binoculars); a line holds
+those that are set."""
 VERDICT_FIELDS = ("kept", "reasons", "stats")
 """Written on every line, also one read back without them: every stage judges or measures."""
 TEXT_STEP_FIELDS = ("main_text", "stats")
@@ -131,15 +140,24 @@ def _text_fields(segment: Segment) -> dict[str, Any]:
     }
 
 
+def _annotations(segment: Segment) -> dict[str, Any]:
+    """The :data:`ANNOTATION_FIELDS` a segment has set, in order; ``simhash`` goes with ``dup``
+    also when it is ``None`` (text too short to hash), as the dedup step wrote both."""
+    values = {key: getattr(segment, key) for key in ANNOTATION_FIELDS}
+    return {key: value for key, value in values.items()
+            if value is not None or (key == "simhash" and values["dup"] is not None)}
+
+
 def segment_record(segment: Segment, context: PageContext) -> dict[str, Any]:
     """One line: the fields of ``context.layout`` (place fields from the context, text fields
-    from the segment, other fields from ``segment.extra``), then the verdict fields and the
-    ``extra`` keys it lacks."""
-    values = {**segment.extra, **context.fields, **_text_fields(segment)}
+    and annotations from the segment, other fields from ``segment.extra``), then the verdict
+    fields, the ``extra`` keys and the annotations it lacks."""
+    annotations = _annotations(segment)
+    values = {**segment.extra, **annotations, **context.fields, **_text_fields(segment)}
     record = {key: values[key] for key in context.layout if key in values}
     for key in VERDICT_FIELDS:
         record.setdefault(key, values[key])
-    for key, value in segment.extra.items():
+    for key, value in (*segment.extra.items(), *annotations.items()):
         record.setdefault(key, value)
     return record
 
@@ -170,8 +188,12 @@ def segment_from_record(record: dict[str, Any], default_id: str = "",
         kept=record.get("kept", True),
         reasons=list(record.get("reasons", [])),
         stats=dict(record.get("stats", {})),
-        extra={key: value for key, value in record.items() if key not in RECORD_FIELDS},
+        extra={key: value for key, value in record.items()
+               if key not in RECORD_FIELDS and key not in ANNOTATION_FIELDS},
     )
+    for key in ANNOTATION_FIELDS:
+        if key in record:
+            setattr(segment, key, record[key])
     return segment, context
 
 

@@ -70,13 +70,12 @@ def test_lines_of_a_code_block_are_set_aside_and_prose_mentioning_code_stays():
 
 def test_posts_can_be_set_aside_from_the_detector_text():
     from wps.model import Segment
-    from wps.posts import RECORD_KEY
 
     article = Segment.from_box("article", (0, 0, 10, 10))
     comment = Segment.from_box("comment", (0, 10, 10, 20))
     dropped = Segment.from_box("menu", (0, 20, 10, 30))
     article.main_text, comment.main_text, dropped.main_text = "Body.", "A reader's view.", "Home"
-    comment.extra[RECORD_KEY] = "/html/body/div[2]"
+    comment.post_record = "/html/body/div[2]"
     dropped.kept = False
     segments = [article, comment, dropped]
     assert detector_text(segments) == "Body.\nA reader's view."

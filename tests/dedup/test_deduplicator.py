@@ -54,13 +54,13 @@ def test_repeated_footer_is_dropped_on_the_second_page(tmp_path: Path) -> None:
         "near_duplicate_simhash",
         "near_duplicate_minhash",
     }
-    assert footer.extra["dup"]["simhash_match"] == {
+    assert footer.dup["simhash_match"] == {
         "url": "https://example.com/a",
         "segment_id": "s1",
         "distance": 0,
     }
-    assert footer.extra["dup"]["page_order"] > first[1].extra["dup"]["page_order"]
-    assert footer.extra["simhash"] == first[1].extra["simhash"]
+    assert footer.dup["page_order"] > first[1].dup["page_order"]
+    assert footer.simhash == first[1].simhash
 
 
 def test_other_sites_and_reruns_do_not_match(tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_near_duplicate_with_edits_is_found_by_minhash(tmp_path: Path) -> None:
         second = _segments(edited, ARTICLE_B)
         dedup.process("https://example.com/b", second)
     assert second[0].reasons == ["near_duplicate_minhash"]
-    assert second[0].extra["dup"]["minhash_match"]["resemblance"] >= 0.35
+    assert second[0].dup["minhash_match"]["resemblance"] >= 0.35
     assert second[1].kept
 
 

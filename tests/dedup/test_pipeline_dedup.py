@@ -22,7 +22,7 @@ def test_second_copy_of_a_page_is_marked_duplicate(webis_page: Path, tmp_path: P
     repeated = [s for s in second.segmentation.segments if len(s.text) > 200]
     assert repeated and all(s.stats["dup_chunk_share"] == 1.0 for s in repeated)
     assert all("dup_chunk_share" in s.reasons and not s.kept for s in repeated)
-    assert segment(webis_page).segmentation.segments[0].extra.get("dup") is None   # off by default
+    assert segment(webis_page).segmentation.segments[0].dup is None   # off by default
 
 
 def test_segment_command_writes_dup_fields(webis_page: Path, tmp_path: Path) -> None:

@@ -148,7 +148,7 @@ def test_trained_model_cuts_a_footer_tail(trained: Path) -> None:
     )
     NoiseTailCutter(trained).process([segment])
     assert segment.text == article and segment.main_text == article
-    assert segment.extra["noise_tail"]["text"]["removed"] == "Related stories\nFollow us on Twitter"
+    assert segment.noise_tail["text"]["removed"] == "Related stories\nFollow us on Twitter"
     assert segment.stats["noise_tail_chars"] == len("\nRelated stories\nFollow us on Twitter")
 
 
@@ -197,7 +197,7 @@ def test_pipeline_noise_step_on_a_webis_page(trained: Path, webis_page: Path) ->
     with_text = [index for index, s in enumerate(plain) if s.text.strip()]
     assert with_text
     for index in with_text:
-        report = cut[index].extra["noise_tail"]["text"]
+        report = cut[index].noise_tail["text"]
         assert plain[index].text.startswith(cut[index].text)
         assert len(cut[index].text) + cut[index].stats["noise_tail_chars"] == len(plain[index].text)
         assert report["kept_chunks"] <= report["chunks"]

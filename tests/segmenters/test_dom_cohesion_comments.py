@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wps.posts import PART_KEY, Evidence, find_posts, split_posts
+from wps.posts import Evidence, find_posts, split_posts
 from wps.segmenters import build_segmenter
 
 DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00015"
@@ -29,7 +29,7 @@ def test_comments_found_by_structure_are_cut_by_the_posts_step_not_the_segmenter
     assert scores.results["chars"].f1 > 0.9  # 0.40 when the segmenter split every comment
 
     bodies = [piece for piece in split_posts(capture, segmentation.segments)
-              if piece.extra.get(PART_KEY) == "body"]
+              if piece.post_part == "body"]
     for record in by_structure.records:  # each comment's body is a piece of its own
         holding = [piece for piece in bodies if record in _records_of(by_structure, piece)]
         assert len(holding) == 1 and _records_of(by_structure, holding[0]) == {record}

@@ -33,8 +33,8 @@ def decided(capture, **kwargs) -> Segment:
 
 def test_article_paragraph_is_kept_as_prose(make_capture):
     segment = decided(make_capture(("BODY", [("P", [ARTICLE])])), main_text=ARTICLE)
-    assert segment.kept and segment.extra["kind"] == "prose"
-    assert segment.extra["prose_score"] > 0.9
+    assert segment.kept and segment.kind == "prose"
+    assert segment.prose_score > 0.9
 
 
 def test_login_form_is_dropped(make_capture):
@@ -44,7 +44,7 @@ def test_login_form_is_dropped(make_capture):
                                       "send you a link to reset it."])])]))
     segment = decided(capture, main_text="Forgot your password?")
     assert not segment.kept and "not_prose" in segment.reasons
-    assert segment.extra["kind"] == "form"
+    assert segment.kind == "form"
 
 
 def test_link_list_and_score_table_are_dropped(make_capture):
@@ -55,15 +55,15 @@ def test_link_list_and_score_table_are_dropped(make_capture):
                                               for n in range(10)])]))
     link_segment = decided(links, main_text="Category 1")
     table_segment = decided(table, main_text="Team 1")
-    assert not link_segment.kept and link_segment.extra["kind"] == "link-list"
-    assert not table_segment.kept and table_segment.extra["kind"] == "table"
+    assert not link_segment.kept and link_segment.kind == "link-list"
+    assert not table_segment.kept and table_segment.kind == "table"
 
 
 def test_prose_the_extractor_missed_is_rescued(make_capture):
     capture = make_capture(("BODY", [("DIV", [("P", [ARTICLE])])]))
     segment = decided(capture, main_text="", reasons=("no_main_text",))
     assert segment.kept and segment.reasons == []
-    assert segment.main_text == ARTICLE and segment.extra["main_text_rescued"] is True
+    assert segment.main_text == ARTICLE and segment.main_text_rescued is True
 
 
 def test_spec_lines_are_cut_from_kept_prose(make_capture):
@@ -71,7 +71,7 @@ def test_spec_lines_are_cut_from_kept_prose(make_capture):
                                      ("P", ["Artikelnummer: 8570931"])]))
     segment = decided(capture, main_text=f"{ARTICLE}\nGewicht: 250 g\nArtikelnummer: 8570931")
     assert segment.kept and segment.main_text == ARTICLE
-    assert segment.extra["lines_trimmed"] == 2
+    assert segment.lines_trimmed == 2
 
 
 def test_a_line_that_is_one_link_is_cut_from_kept_prose(make_capture):
@@ -82,7 +82,7 @@ def test_a_line_that_is_one_link_is_cut_from_kept_prose(make_capture):
     mixed = "Regulars say it is the best in town and they queue for it every morning"
     segment = decided(capture, main_text=f"{ARTICLE}\n{teaser}\n{mixed}")
     assert segment.kept and segment.main_text == f"{ARTICLE}\n{mixed}"  # a link inside a line stays
-    assert segment.extra["lines_trimmed"] == 1
+    assert segment.lines_trimmed == 1
 
 
 def test_article_profile_turns_the_decision_off():
@@ -97,14 +97,14 @@ def test_article_profile_turns_the_decision_off():
 def test_forum_page_keeps_each_post_and_drops_the_chrome():
     result = wps.segment("datasets/examples/forum.html")
     kept = [s for s in result.segmentation.segments if s.kept]
-    assert len(kept) == 5 and all(s.extra["kind"] == "post" for s in kept)
-    assert len({s.extra["post_record"] for s in kept}) == 5  # each post on its own
+    assert len(kept) == 5 and all(s.kind == "post" for s in kept)
+    assert len({s.post_record for s in kept}) == 5  # each post on its own
     dropped = [s for s in result.segmentation.segments if not s.kept]
-    kinds = {s.extra["kind"]: s.reasons for s in dropped}
+    kinds = {s.kind: s.reasons for s in dropped}
     assert "navigation" in kinds and "not_prose" in kinds["navigation"]
     assert "post_chrome" in kinds["chrome"] and "quoted" in kinds["quote"]
     assert not any("Posts: 12" in s.text for s in kept)  # the author box is a piece of its own
-    quote = next(s for s in dropped if s.extra["kind"] == "quote")
-    quoting = next(s for s in kept if s.extra["post_record"] == quote.extra["post_record"])
+    quote = next(s for s in dropped if s.kind == "quote")
+    quoting = next(s for s in kept if s.post_record == quote.post_record)
     assert quote.text[:40] not in quoting.main_text  # scored once: where it was written
     assert sum(quote.text[:40] in s.main_text for s in kept) == 1

@@ -80,7 +80,7 @@ def test_chrome_lines_are_cut_from_kept_prose(text_browser, tmp_path):
     assert SENTENCES[0] in text
     for chrome in ("Baking rye at home", "Read 664", "Pros:", "All prices", "Commenting"):
         assert chrome not in text, chrome
-    trimmed = sum(s.extra.get("lines_trimmed", 0) for s in result.segmentation.segments if s.kept)
+    trimmed = sum((s.lines_trimmed or 0) for s in result.segmentation.segments if s.kept)
     assert trimmed >= 5
 
 
@@ -124,7 +124,7 @@ def test_an_index_of_titled_records_is_a_listing_not_prose(text_browser, tmp_pat
     result = run(render(text_browser, tmp_path, body))
     listing = [s for s in result.segmentation.segments if FORUMS[0][1] in s.text]
     assert listing and not any(s.kept for s in listing)
-    assert {s.extra["kind"] for s in listing} == {"listing"}
+    assert {s.kind for s in listing} == {"listing"}
     assert SENTENCES[0] in kept_text(result)
 
 
@@ -136,7 +136,7 @@ def test_an_article_among_bare_boxes_is_not_a_listing(text_browser, tmp_path):
             f"</div><div><p>{ARTICLE}</p><p>{ARTICLE}</p></div></div></div>")
     result = run(render(text_browser, tmp_path, body))
     assert SENTENCES[0] in kept_text(result)
-    assert all(s.extra.get("kind") != "listing" for s in result.segmentation.segments)
+    assert all(s.kind != "listing" for s in result.segmentation.segments)
 
 
 def test_a_post_list_keeps_its_posts_and_loses_its_notices(text_browser, tmp_path):

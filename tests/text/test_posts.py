@@ -73,13 +73,13 @@ def test_each_comment_is_a_kept_segment_of_its_own(text_browser, tmp_path):
         holders = [s for s in segments if sentence in s.text]
         assert len(holders) == 1, sentence
         (holder,) = holders
-        assert holder.kept and holder.extra["kind"] == "post", (sentence, holder.reasons)
+        assert holder.kept and holder.kind == "post", (sentence, holder.reasons)
         assert sum(other in holder.text for other in SENTENCES[:4]) == 1  # alone
         assert "Reader" not in holder.main_text and "10:0" not in holder.main_text
-    chrome = [s for s in segments if s.extra.get("post_part") == "chrome"]
+    chrome = [s for s in segments if s.post_part == "chrome"]
     assert chrome and all("post_chrome" in s.reasons and not s.kept for s in chrome)
     short = next(s for s in segments if "Thanks, will try it!" in s.text)
-    assert short.extra["post_part"] == "body"  # a short reply is a post, judged as one
+    assert short.post_part == "body"  # a short reply is a post, judged as one
     assert result.verdict.is_article
     assert any(SENTENCES[4] in s.main_text for s in segments if s.kept)  # the article itself
 
@@ -110,9 +110,9 @@ def test_a_quote_is_scored_where_it_was_written(text_browser, tmp_path):
     assert len(holders) == 1 and SENTENCES[2] not in holders[0].main_text
     quoting = next(s for s in kept if SENTENCES[2] in s.main_text)
     assert SENTENCES[1] not in quoting.main_text  # the blockquote body is the post, its quote not
-    quote = next(s for s in result.segmentation.segments if s.extra.get("kind") == "quote")
-    assert "quoted" in quote.reasons and quote.extra["post_record"] == \
-        quoting.extra["post_record"]
+    quote = next(s for s in result.segmentation.segments if s.kind == "quote")
+    assert "quoted" in quote.reasons and quote.post_record == \
+        quoting.post_record
 
 
 def test_answers_are_posts_the_question_stays_apart(text_browser, tmp_path):
@@ -166,7 +166,7 @@ def test_a_page_wrapped_in_one_form_is_still_an_article(text_browser, tmp_path):
     result = run(render(text_browser, tmp_path, body))
     assert result.verdict.is_article
     kept = [s for s in result.segmentation.segments if s.kept]
-    assert kept and all(s.extra["kind"] == "prose" for s in kept)
+    assert kept and all(s.kind == "prose" for s in kept)
 
 
 def test_post_names():

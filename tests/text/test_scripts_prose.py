@@ -99,5 +99,5 @@ def test_the_decision_keeps_prose_and_drops_menus_in_every_script(make_capture, 
     menu = _decided(make_capture(("BODY", [("UL", [("LI", [line])
                                                   for line in MENUS[script].splitlines()])])),
                     MENUS[script])
-    assert prose.kept and prose.extra["kind"] == "prose"
+    assert prose.kept and prose.kind == "prose"
     assert not menu.kept and "not_prose" in menu.reasons

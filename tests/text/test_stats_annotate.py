@@ -39,7 +39,7 @@ def test_statistics_of_an_article_segment(make_capture) -> None:
 
     assert nav_segment.main_text == "" and nav_segment.stats["main_text_overlap"] == 0.0
     assert nav_segment.text == "Home\nSport"
-    assert nav_segment.extra["main_text_match"]["match"] == "none"
+    assert nav_segment.main_text_match["match"] == "none"
 
     stats = article_segment.stats
     total = 5 + 242 + 6 + 5 + 8 + 8  # Title, the paragraph, Before, after, two items

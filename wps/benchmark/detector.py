@@ -28,7 +28,6 @@ from typing import Any
 from ..decide.step import DecisionRules, decide_segments
 from ..decide.tuning import group_folds, nonarticle_site
 from ..model import TEXT_TAG, PageCapture, Segment
-from ..posts import RECORD_KEY
 from .article_data import page_counts, score_predictions
 
 __all__ = [
@@ -120,7 +119,7 @@ def detector_text(segments: list[Segment], posts_aside: bool = False) -> str:
     leaves out."""
     return "\n".join(segment.main_text if segment.main_text.strip() else segment.text
                      for segment in segments
-                     if segment.kept and not (posts_aside and RECORD_KEY in segment.extra))
+                     if segment.kept and not (posts_aside and segment.post_record is not None))
 
 
 def decided(page: DevPage, profile: str, rules: DecisionRules | None) -> list[Segment]:

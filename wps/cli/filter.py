@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from ..decide.step import DECISION_REASONS, RESCUABLE, RESCUE_OVERRIDES_KEY, UNTRIMMED_KEY
+from ..decide.step import DECISION_REASONS, RESCUABLE
 from ..errors import InputFileError
 from ..model import Segment
 from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
@@ -65,7 +65,8 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
     segments = [line.segment for line in lines]
     trimmed = [segment.main_text for segment in segments]
     for segment in segments:  # the rules judge what the pipeline's filters judged
-        segment.main_text = segment.extra.get(UNTRIMMED_KEY, segment.main_text)
+        if segment.main_text_untrimmed is not None:
+            segment.main_text = segment.main_text_untrimmed
     for line in lines:
         line.segment.stats.update(judged_stats(line, needed))
     carried = [_carried_reasons(line.segment) for line in lines]
@@ -73,8 +74,8 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
     for segment, main_text in zip(segments, trimmed):
         segment.main_text = main_text
     for segment, reasons in zip(segments, carried):
-        if segment.extra.get("main_text_rescued"):
-            overrides = segment.extra.get(RESCUE_OVERRIDES_KEY)
+        if segment.main_text_rescued:
+            overrides = segment.rescue_overrides
             if overrides is None:  # written before the overrides were: the rescued text judged
                 segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
             elif set(segment.reasons) <= set(overrides):

@@ -8,7 +8,6 @@ from typing import Any
 from ..model import PageCapture, Segment
 from ..page.boilerplate import is_notice, is_statistics
 from ..posts.records import PostStructure, find_posts, post_list_chrome
-from ..posts.step import PART_KEY
 from ..steps import PageState, PipelineStep
 from ..text.sentences import ends_sentence, sentence_share
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
@@ -29,7 +28,7 @@ QUOTED = "quoted"
 POST_CHROME = "post_chrome"
 """A post's author box, dates, buttons or signature."""
 PART_REASONS = {"quote": QUOTED, "chrome": POST_CHROME}
-"""Pieces of posts (``extra[PART_KEY]``, :mod:`wps.posts`) dropped whatever their text."""
+"""Pieces of posts (``Segment.post_part``, :mod:`wps.posts`) dropped whatever their text."""
 STATISTICS = "statistics"
 """Sentences that carry counts at the page's end: a board's "who is online" and totals box
 (not in a post; an article's sentences citing scores stand within the writing)."""
@@ -117,14 +116,8 @@ class DecideStep(PipelineStep):
     def run(self, page: PageState) -> None:
         page.verdict = decide_segments(page.capture, page.segments, self.rules, page.posts)
         for segment in page.segments:  # as main-text.json says: the verdict replaces the rules
-            segment.extra[PAGE_RULES_KEY] = segment.extra.get(PAGE_REASONS_KEY, [])
-            segment.extra[PAGE_REASONS_KEY] = list(page.verdict.reasons)
-
-
-PAGE_REASONS_KEY = "page_reasons"
-"""Why the page is not an article: the text step's page rules, then the decision's verdict."""
-PAGE_RULES_KEY = "page_rules"
-"""The text step's page rules once the decision's verdict has replaced them."""
+            segment.page_rules = segment.page_reasons or []
+            segment.page_reasons = list(page.verdict.reasons)
 
 
 DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE,
@@ -149,12 +142,12 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
     has_posts = False
     for segment in segments:
         features = segment_features(capture, segment, facts)
-        segment.extra["prose_score"] = features.sentence_share
+        segment.prose_score = features.sentence_share
         all_chars += len(segment.text)
-        part = segment.extra.get(PART_KEY)
+        part = segment.post_part
         has_posts = has_posts or part is not None
         if part in PART_REASONS:
-            segment.extra["kind"] = part
+            segment.kind = part
             _drop(segment, PART_REASONS[part])
             continue
         plain = rules.is_prose(features)
@@ -169,7 +162,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         login = None
     verdict = judge_page(prose_chars, all_chars, login is not None, rules.min_page_prose_share)
     for segment, features, plain in pending:
-        post = segment.extra.get(PART_KEY) == "body"
+        post = segment.post_part == "body"
         if verdict.is_article:
             prose = (rules.is_post_prose(features, segment.text) if post
                      else plain or _main_text_prose(segment, features, rules)
@@ -179,7 +172,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         else:
             prose = ((plain and (post or rules.is_strict_prose(features)))
                      or (not post and _main_text_prose(segment, features, rules)))
-        segment.extra["kind"] = segment_kind(features, prose)
+        segment.kind = segment_kind(features, prose)
         if not prose:
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
@@ -213,11 +206,11 @@ def _drop_end_notices(segments: list[Segment]) -> None:
         text = segment.main_text or segment.text
         if is_notice(text):
             reason = SITE_NOTICE
-        elif segment.extra.get(PART_KEY) != "body" and is_statistics(text):
+        elif segment.post_part != "body" and is_statistics(text):
             reason = STATISTICS
         else:
             return
-        segment.extra["kind"] = "boilerplate"
+        segment.kind = "boilerplate"
         _drop(segment, reason)
 
 
@@ -333,7 +326,7 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     pull quote) leaves the rest of the story."""
     order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
     chosen = [index for index, segment in enumerate(order)
-              if segment.kept and segment.main_text.strip() and PART_KEY not in segment.extra]
+              if segment.kept and segment.main_text.strip() and segment.post_part is None]
     if not chosen:
         return range(0)
     last = max(chosen, key=lambda index: max(order[index].node_ids))
@@ -344,7 +337,7 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
             break
         if ASIDE_CONTEXTS & contexts:
             continue
-        if id(segment) in prose and PART_KEY not in segment.extra:
+        if id(segment) in prose and segment.post_part is None:
             last = index
         elif word_count(segment.text) > MAX_GAP_WORDS:
             break
@@ -396,33 +389,24 @@ def _drop(segment: Segment, reason: str) -> None:
     segment.kept = False
 
 
-RESCUE_OVERRIDES_KEY = "rescue_overrides"
-"""``extra`` key of a rescued segment: the filter reasons its rescue overrides, so that ``wps
-filter`` rescues it again only where the rules it applies give no other reason."""
-
-
 def _rescue(segment: Segment, overrides: frozenset[str]) -> None:
     """Keep a segment whose prose the extractor (mostly) missed: its own text becomes its main
     text (clear prose, and only the extractor's verdict against it). The main text the filters
-    judged is kept beside it (:data:`UNTRIMMED_KEY`)."""
-    segment.extra["main_text_rescued"] = True
-    segment.extra[RESCUE_OVERRIDES_KEY] = sorted(overrides)
-    segment.extra[UNTRIMMED_KEY] = segment.main_text
+    judged is kept beside it (``Segment.main_text_untrimmed``)."""
+    segment.main_text_rescued = True
+    segment.rescue_overrides = sorted(overrides)
+    segment.main_text_untrimmed = segment.main_text
     segment.main_text = segment.text
     segment.reasons.clear()
     segment.kept = True
-
-
-UNTRIMMED_KEY = "main_text_untrimmed"
-"""``extra`` key: the main text the filter rules judged, kept where lines were cut, so that
-``wps filter`` judges a written line as the pipeline did."""
 
 
 def _trim(segment: Segment, min_words: int, chrome: frozenset[str], post: bool) -> None:
     untrimmed = segment.main_text
     segment.main_text, removed = prose_lines(segment.main_text, chrome, post)
     if removed:
-        segment.extra.setdefault(UNTRIMMED_KEY, untrimmed)  # a rescue's is the filters' own
-        segment.extra["lines_trimmed"] = removed
+        if segment.main_text_untrimmed is None:  # a rescue's is the filters' own
+            segment.main_text_untrimmed = untrimmed
+        segment.lines_trimmed = removed
     if word_count(segment.main_text) < min_words:
         _drop(segment, TOO_LITTLE_PROSE)

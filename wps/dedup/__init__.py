@@ -97,8 +97,8 @@ def site_of(url: str) -> str:
 class Deduplicator:
     """Pipeline stage: marks segments duplicated from earlier pages of the same site.
 
-    Mark, never delete: each segment gets ``stats["dup_chunk_share"]``, ``extra["simhash"]`` (hex),
-    ``extra["dup"]`` (the ``dup`` object of text-and-filters.md §6: ``cdc_dup_frac``, ``simhash``,
+    Mark, never delete: each segment gets ``stats["dup_chunk_share"]``, ``simhash`` (hex),
+    ``dup`` (the ``dup`` object of text-and-filters.md §6: ``cdc_dup_frac``, ``simhash``,
     the near-duplicate matches, page order and site), and one reason code per rule it fails, with
     ``kept = False``.
     """
@@ -168,7 +168,7 @@ class Deduplicator:
                     "page_order": page,
                     "site": site,
                 }
-                segment.extra["dup"] = report
+                segment.dup = report
                 if settings.max_chunk_share is not None and share > settings.max_chunk_share:
                     _drop(segment, REASON_CHUNKS)
                 self._simhash_rule(site, page, segment, report, simhashes)
@@ -191,7 +191,7 @@ class Deduplicator:
     ) -> None:
         value = simhash(segment.text)
         hex_value = f"{value:016x}" if value is not None else None
-        segment.extra["simhash"] = report["simhash"] = hex_value
+        segment.simhash = report["simhash"] = hex_value
         if value is None:
             return
         max_distance = self.settings.simhash_max_distance

@@ -68,14 +68,14 @@ def _score_window(
     wanted = [s for s in window if s.kept and segment_text(s).strip()]
     for segment in window:
         if not segment.kept:
-            segment.extra["binoculars"] = {"skipped": "not_kept"}
+            segment.binoculars = {"skipped": "not_kept"}
         elif not segment_text(segment).strip():
-            segment.extra["binoculars"] = {"skipped": "empty"}
+            segment.binoculars = {"skipped": "empty"}
     results = scorer.score_texts([segment_text(s) for s in wanted])
     for segment, result in zip(wanted, results):
-        segment.extra["binoculars"] = binoculars_record(result, scorer)
+        segment.binoculars = binoculars_record(result, scorer)
     for segment in window:
-        outcome = segment.extra["binoculars"]
+        outcome = segment.binoculars or {}
         if "skipped" in outcome:
             summary.skipped[outcome["skipped"]] += 1
         else:

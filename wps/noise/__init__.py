@@ -29,7 +29,7 @@ __all__ = [
 class NoiseTailCutter:
     """Pipeline stage: cuts the noise tail off each segment's ``text`` and ``main_text``.
 
-    The removed part goes to ``extra["noise_tail"]`` (removed text, chunk counts), so nothing is
+    The removed part goes to ``Segment.noise_tail`` (removed text, chunk counts), so nothing is
     lost; ``stats["noise_tail_chars"]`` holds how many characters of ``text`` were cut.
     """
 
@@ -61,4 +61,4 @@ class NoiseTailCutter:
                     segment.stats["noise_tail_chars"] = float(len(text) - len(tail.kept))
                 setattr(segment, name, tail.kept)
             if report:
-                segment.extra["noise_tail"] = report
+                segment.noise_tail = report

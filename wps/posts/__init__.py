@@ -5,7 +5,7 @@ record and part; :mod:`.step` cuts the segmenter's segments along them as a pipe
 """
 
 from .records import Evidence, PostStructure, find_posts, post_name
-from .step import PART_KEY, RECORD_KEY, PostOptions, PostStep, split_posts
+from .step import PostOptions, PostStep, split_posts
 
 __all__ = ["Evidence", "PostStructure", "find_posts", "post_name", "PostOptions", "PostStep",
-           "split_posts", "PART_KEY", "RECORD_KEY"]
+           "split_posts"]

@@ -18,11 +18,6 @@ from ..segmenters.geometry import reading_text, union_box
 from ..steps import PageState, PipelineStep
 from .records import Evidence, PostStructure, find_posts
 
-PART_KEY = "post_part"
-"""``extra`` key of a piece: ``body``, ``quote`` or ``chrome``."""
-RECORD_KEY = "post_record"
-"""``extra`` key: XPath of the record (post) element the piece belongs to."""
-
 
 @dataclass(frozen=True, slots=True)
 class PostOptions:
@@ -138,7 +133,7 @@ def _label(capture: PageCapture, segment: Segment, key: tuple[int, str]) -> None
     record, part = key
     if record < 0:
         return
-    segment.extra[PART_KEY] = part
-    segment.extra[RECORD_KEY] = capture.nodes[record].xpath
+    segment.post_part = part
+    segment.post_record = capture.nodes[record].xpath
     if part == "body":
         segment.extra["block_type"] = "record"

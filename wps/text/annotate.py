@@ -79,7 +79,7 @@ def annotate_segments(capture: PageCapture, segmentation: Segmentation,
                       options: ExtractOptions | None = None,
                       main_text: MainText | None = None,
                       add_unsegmented: bool = False) -> TextReport:
-    """Fill ``text``, ``main_text``, ``stats`` and ``extra["main_text_match"]`` of every segment.
+    """Fill ``text``, ``main_text``, ``stats`` and ``main_text_match`` of every segment.
 
     ``main_text`` may be passed in (already extracted); otherwise the extractor runs on the
     capture's rendered HTML, the same DOM the text nodes come from. With ``add_unsegmented``,
@@ -107,8 +107,8 @@ def annotate_segments(capture: PageCapture, segmentation: Segmentation,
             segment.text = assemble_text(capture, report, positions, main_only=False)
         segment.main_text = assemble_text(capture, report, positions, main_only=True)
         segment.stats.update(_unit_stats(report, positions, segment.main_text, segment.text))
-        segment.extra["main_text_match"] = _match_summary(report, page, positions,
-                                                          segment.stats["main_text_overlap"])
+        segment.main_text_match = _match_summary(report, page, positions,
+                                                  segment.stats["main_text_overlap"])
     return report
 
 
@@ -137,7 +137,7 @@ def _unsegmented(capture: PageCapture, segmentation: Segmentation,
         box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
                float(boxes[:, 2].max()), float(boxes[:, 3].max()))
         segment = Segment.from_box(f"unsegmented-{number}", box, node_ids)
-        segment.extra["unsegmented"] = True
+        segment.unsegmented = True
         added.append(segment)
     return added
 

@@ -72,6 +72,6 @@ def filter_segments(capture: PageCapture, segmentation: Segmentation, result: Te
             TextUnit(second.main_text.text, second.page_stats), page_rules)
         result.page_retry = "favor_precision"
     for segment in segmentation.segments:
-        segment.extra["page_reasons"] = list(result.page_reasons)
+        segment.page_reasons = list(result.page_reasons)
     result.kept_text = kept_main_text(capture, segmentation, report)
     return result
