@@ -69,6 +69,9 @@ class LangStep(PipelineStep):
     """Name the language of every kept segment; with ``languages``, drop the others."""
 
     name = "lang"
+    needs = ("segmentation",)
+    adds = ("lang", "lang_score", "kept", "reasons")
+    drops = (LANG_REASON,)
 
     def __init__(self, languages: Iterable[str] = ()) -> None:
         self.languages = frozenset(parse_languages(languages))

@@ -8,9 +8,11 @@ are in :mod:`wps.steps`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .errors import UsageError
 from .model import PageCapture, Segmentation
 
 if TYPE_CHECKING:
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from .posts.records import PostStructure
     from .text.stage import TextStageResult
 
-__all__ = ["PageState", "PipelineStep", "run_steps"]
+__all__ = ["PageState", "PipelineStep", "check_order", "run_steps"]
 
 
 @dataclass(slots=True)
@@ -45,9 +47,17 @@ class PageState:
 
 
 class PipelineStep:
-    """One stage of the page pipeline. ``name`` is what timings and timeout messages call it."""
+    """One stage of the page pipeline. ``name`` is what timings and timeout messages call it;
+    ``needs``, ``adds`` and ``drops`` are its contract with the other steps."""
 
     name: ClassVar[str] = "step"
+    needs: ClassVar[tuple[str, ...]] = ()
+    """The :class:`PageState` parts it reads, which the page holds or an earlier step adds."""
+    adds: ClassVar[tuple[str, ...]] = ()
+    """The :class:`PageState` parts and :class:`~wps.model.Segment` fields it fills."""
+    drops: ClassVar[tuple[str, ...]] = ()
+    """The reason codes it drops segments with (``wps/reasons.toml``): this step owns them, so
+    ``wps filter`` keeps those of the steps after the filters."""
 
     def run(self, page: PageState) -> None:
         raise NotImplementedError
@@ -57,9 +67,26 @@ class PipelineStep:
         page's deadline."""
 
 
+def check_order(steps: Sequence[PipelineStep], page: PageState | None = None) -> None:
+    """Refuse steps put in an order where one needs a part of the page that neither ``page``
+    holds nor an earlier step adds (steps put together by hand, through the Python API)."""
+    have = {"capture"}
+    if page is not None:
+        have |= {part.name for part in fields(page) if getattr(page, part.name) is not None}
+    for step in steps:
+        missing = [part for part in step.needs if part not in have]
+        if missing:
+            order = " -> ".join(each.name for each in steps)
+            raise UsageError(f"the {step.name} step needs the page's {' and '.join(missing)}, "
+                             f"which no step before it adds (steps: {order})")
+        have.update(step.adds)
+
+
 def run_steps(steps: list[PipelineStep], page: PageState, deadline: Any = None) -> PageState:
-    """Run ``steps`` in order on ``page``; ``deadline`` (a :class:`wps.deadline.Deadline`) is
-    told which step runs, for its timeout message, and checked between steps."""
+    """Run ``steps`` in order on ``page`` (:func:`check_order` first); ``deadline`` (a
+    :class:`wps.deadline.Deadline`) is told which step runs, for its timeout message, and
+    checked between steps."""
+    check_order(steps, page)
     for step in steps:
         if deadline is not None:
             deadline.enter(step.name)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .model import PageCapture, Segmentation
+from .reasons import glossary
 from .state import PageState, PipelineStep, run_steps
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class SegmentStep(PipelineStep):
     """Split the page into segments with a registered segmenter."""
 
     name = "segmentation"
+    adds = ("segmentation", "segmented")
 
     def __init__(self, segmenter: Segmenter) -> None:
         self.segmenter = segmenter
@@ -45,6 +47,8 @@ class MainTextStep(PipelineStep):
     (text-and-filters.md §1): segmentation happens after main-text extraction."""
 
     name = "main text"
+    needs = ("segmentation",)
+    adds = ("text", "main_text", "stats", "main_text_match", "unsegmented")
 
     def __init__(self, extract: dict[str, Any], text: dict[str, Any]) -> None:
         from .text.extract import ExtractOptions
@@ -60,7 +64,7 @@ class MainTextStep(PipelineStep):
     def run(self, page: PageState) -> None:
         from .text.stage import map_main_text
 
-        assert page.segmentation is not None, "the segment step runs first"
+        assert page.segmentation is not None  # needs, checked by run_steps
         page.text = map_main_text(page.capture, page.segmentation, self.options,
                                   add_unsegmented=self.add_unsegmented)
 
@@ -70,6 +74,8 @@ class NoiseTailStep(PipelineStep):
     filters judge the texts)."""
 
     name = "noise tail"
+    needs = ("text",)
+    adds = ("noise_tail",)
 
     def __init__(self, model: str | Path) -> None:
         from .noise import NoiseTailCutter
@@ -85,6 +91,9 @@ class FilterStep(PipelineStep):
     rules (text-and-filters.md §2, §3); ``extract`` is needed for the favor_precision retry."""
 
     name = "filters"
+    needs = ("segmentation", "text")
+    adds = ("kept", "reasons", "page_reasons")
+    drops = tuple(glossary()["filters"])
 
     def __init__(self, filters: dict[str, Any], extract: dict[str, Any]) -> None:
         from .filters import rules_from_config
@@ -97,8 +106,7 @@ class FilterStep(PipelineStep):
     def run(self, page: PageState) -> None:
         from .text.stage import filter_segments
 
-        assert page.segmentation is not None and page.text is not None, \
-            "the main-text step runs first"
+        assert page.segmentation is not None and page.text is not None  # needs
         filter_segments(page.capture, page.segmentation, page.text, self.segment_rules,
                         self.page_rules, self.options)
 
@@ -108,6 +116,9 @@ class DedupStep(PipelineStep):
     the ``[dedup]`` settings of the run's config."""
 
     name = "dedup"
+    needs = ("segmentation",)
+    adds = ("kept", "reasons", "dup", "simhash")
+    drops = tuple(glossary()["dedup"])
 
     def __init__(self, dedup: dict[str, Any], db: str | Path) -> None:
         from .dedup import DedupSettings

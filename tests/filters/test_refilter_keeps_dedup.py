@@ -49,3 +49,18 @@ def test_refilter_keeps_every_decision_reason_and_judges_the_untrimmed_text(tmp_
     assert not any(line["kept"] for line in out[:3])
     # judged by the text the pipeline's filters saw (enough tokens), the detector's text kept
     assert out[3]["kept"] is True and out[3]["main_text"] == "Thanks!"
+
+
+def test_refilter_keeps_the_language_filters_verdict(tmp_path):
+    """A segment that ``--lang`` dropped stays dropped: the filters do not own that reason."""
+    text = ("The starter doubled on day three, then slowed down. Feed it twice a day and keep "
+            "it somewhere warm, and it will come back within a week or so.")
+    stats = {"main_text_overlap": 1.0, "link_share": 0.0, "code_share": 0.0,
+             "list_table_share": 0.0, "tokens": 30.0, "chars": float(len(text))}
+    line = {"id": "0", "text": text, "main_text": text, "stats": stats, "kept": False,
+            "reasons": ["lang_not_allowed"], "lang": "en"}
+    source = tmp_path / "segments.jsonl"
+    source.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert main(["filter", str(source), "--out", str(tmp_path / "out.jsonl")]) == 0
+    [out] = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert out["kept"] is False and out["reasons"] == ["lang_not_allowed"]

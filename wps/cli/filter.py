@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from ..decide.step import DECISION_REASONS, RESCUABLE
+from ..decide.step import RESCUABLE
 from ..errors import InputFileError
 from ..model import Segment
 from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Recompute kept/reasons of every line of a segments.jsonl file with the "
         "segment rules of --config (default: packaged defaults): token and character counts "
         "come from the line's text and main_text, only what needs the page (link/code/list "
-        "shares, blocks) from its stats; de-duplication verdicts (wps dedup, --dedup-db) stay.",
+        "shares, blocks) from its stats; the verdicts of the prose decision, the language filter "
+        "(--lang) and de-duplication (wps dedup, --dedup-db) stay.",
     )
     parser.add_argument("segments", type=Path, help="segments.jsonl written by wps segment")
     parser.add_argument("--config", type=Path, default=None, help="TOML config overlay")
@@ -53,9 +54,10 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
     and character counts, C4 lines) and, of the stored ``stats``, only what needs the page's DOM
     (shares, largest block), checked first; a segment is never judged by counts that contradict
     its text: the main text the pipeline's filters judged (before the decision cut lines). The
-    de-duplication reasons (``wps dedup``, ``--dedup-db``) and every reason of the prose
-    decision are kept: they come from the site's state and the page's capture, which a line
-    does not carry; a segment the decision rescued is not dropped again for missing main text.
+    reasons of the steps after the filters are kept (:func:`_carried_reasons`): the prose
+    decision's and the language filter's come from the page's capture and the run's options,
+    de-duplication's (``wps dedup``, ``--dedup-db``) from the site's state, which a line does
+    not carry; a segment the decision rescued is not dropped again for missing main text.
     """
     from ..filters import apply_rules, rules_from_config
     from ..filters.base import count_outcomes
@@ -86,11 +88,13 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
 
 
 def _carried_reasons(segment: Segment) -> list[str]:
-    """Verdicts the rules cannot undo: de-duplication (the site's state) and the prose decision
-    (the page's capture)."""
-    from ..dedup import REASON_CHUNKS, REASON_MINHASH, REASON_SIMHASH
+    """Verdicts the rules cannot undo: those of the steps after the filters, the prose decision
+    (from the page's capture), the language filter and de-duplication (the site's state)."""
+    from ..decide import DecideStep
+    from ..lang import LangStep
+    from ..steps import DedupStep
 
-    carried = (REASON_CHUNKS, REASON_SIMHASH, REASON_MINHASH, *DECISION_REASONS)
+    carried = {*DecideStep.drops, *LangStep.drops, *DedupStep.drops}
     return [r for r in segment.reasons if r in carried]
 
 

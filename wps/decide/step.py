@@ -105,10 +105,20 @@ class DecisionRules:
         return f.sentence_share >= self.strict_sentence_share and f.words >= self.strict_min_words
 
 
+DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE,
+                    STATISTICS, SITE_NOTICE)
+"""Every reason the decision gives: verdicts from the page's capture, which ``wps filter`` keeps."""
+
+
 class DecideStep(PipelineStep):
     """Name every segment, keep only prose, rescue what the extractor missed, trim lines."""
 
     name = "decision"
+    needs = ("segmentation", "text")
+    adds = ("verdict", "kept", "reasons", "main_text", "kind", "prose_score", "page_reasons",
+            "page_rules", "main_text_rescued", "rescue_overrides", "main_text_untrimmed",
+            "lines_trimmed")
+    drops = DECISION_REASONS
 
     def __init__(self, section: dict[str, Any]) -> None:
         self.rules = DecisionRules.from_config(section)
@@ -118,11 +128,6 @@ class DecideStep(PipelineStep):
         for segment in page.segments:  # as main-text.json says: the verdict replaces the rules
             segment.page_rules = segment.page_reasons or []
             segment.page_reasons = list(page.verdict.reasons)
-
-
-DECISION_REASONS = (NOT_PROSE, TOO_LITTLE_PROSE, QUOTED, POST_CHROME, NON_ARTICLE_PAGE,
-                    STATISTICS, SITE_NOTICE)
-"""Every reason the decision gives: verdicts from the page's capture, which ``wps filter`` keeps."""
 
 
 def decide_segments(capture: PageCapture, segments: list[Segment], rules: DecisionRules,

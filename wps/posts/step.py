@@ -46,12 +46,14 @@ class PostStep(PipelineStep):
     """Split segments into one piece per post and part."""
 
     name = "posts"
+    needs = ("segmentation",)
+    adds = ("posts", "post_part", "post_record")
 
     def __init__(self, section: dict[str, Any] | None = None) -> None:
         self.options = PostOptions.from_config(section)
 
     def run(self, page: PageState) -> None:
-        assert page.segmentation is not None, "the segment step runs first"
+        assert page.segmentation is not None  # needs, checked by run_steps
         page.posts = find_posts(page.capture, self.options.evidence)
         page.segmentation.segments = split_posts(page.capture, page.segments, self.options,
                                                  page.posts)
