@@ -14,7 +14,7 @@ ARTICLE = ("The bakery on the corner has sold rye bread since 1952, and the fami
 
 
 def one_segment(capture, main_text: str = "", reasons: tuple[str, ...] = ()) -> Segment:
-    from wps.segmenters.geometry import reading_text
+    from wps.page.reading import reading_text
 
     node_ids = [node.id for node in capture.nodes]
     segment = Segment.from_box("s", (0, 0, 1000, 200), node_ids)

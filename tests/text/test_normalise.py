@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from wps.model import Segment, Segmentation
-from wps.segmenters.geometry import reading_text
+from wps.page.reading import reading_text
 from wps.steps import run_text_steps
 
 DECOMPOSED = unicodedata.normalize("NFD", "Crème brûlée")

@@ -96,7 +96,7 @@ def test_an_article_joined_with_a_list_of_headlines_keeps_its_sentences(make_cap
     links, but its main text is the story's sentences, which stay; the link lines go."""
     from wps.decide import DecisionRules, decide_segments
     from wps.model import Segment
-    from wps.segmenters.geometry import reading_text
+    from wps.page.reading import reading_text
 
     headlines = [f"Headline number {n} about the new laptop keyboard" for n in range(14)]
     story = " ".join(ARTICLE)
@@ -126,7 +126,7 @@ def _paragraph_segments(capture, mains: list[str | None]) -> list:
     """One segment per paragraph of ``capture``'s body, with the main text the extractor chose
     (``None``: none, and the filters' reasons for an empty main text)."""
     from wps.model import Segment
-    from wps.segmenters.geometry import reading_text
+    from wps.page.reading import reading_text
 
     segments = []
     paragraphs = [n for n in capture.nodes if n.tag == "P"]
@@ -181,7 +181,7 @@ def test_the_rest_of_an_article_the_extractor_stopped_short_of_stays(make_captur
                                      ("UL", links), ("DIV", [("P", [teaser])])]))
     segments = _paragraph_segments(capture, [ARTICLE[0], ARTICLE[1], None, None, None, None])
     from wps.model import Segment
-    from wps.segmenters.geometry import reading_text
+    from wps.page.reading import reading_text
 
     ul = next(n for n in capture.nodes if n.tag == "UL")
     node_ids = [n.id for n in capture.nodes if _under(capture, n.id, ul.id)]

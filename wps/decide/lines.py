@@ -21,7 +21,7 @@ import numpy as np
 
 from ..model import PageCapture
 from ..page.names import NEGATIVE_NAMES, chrome_owners
-from ..segmenters.geometry import reading_lines
+from ..page.reading import reading_lines
 from ..text.code import looks_like_code
 from ..text.sentences import ends_sentence, is_sentence, sentence_share
 from .features import FIELD_LINE, HEADING_TAGS, word_count

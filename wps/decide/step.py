@@ -8,7 +8,7 @@ from typing import Any
 from ..model import PageCapture, Segment
 from ..page.boilerplate import is_notice, is_statistics
 from ..posts.records import PostStructure, find_posts, post_list_chrome
-from ..steps import PageState, PipelineStep
+from ..state import PageState, PipelineStep
 from ..text.sentences import ends_sentence, sentence_share
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .kinds import segment_kind

@@ -40,7 +40,7 @@ def load_pages(data: Path, captures: Path, steps: list[Any]) -> list[DevPage]:
     """Run ``steps`` on each page's saved capture (``captures/<name>/capture``, as
     ``scripts/benchmark_nonarticle.py`` leaves them)."""
     from ..executor import InProcessExecutor
-    from ..steps import PageState, run_steps
+    from ..state import PageState, run_steps
 
     labels = json.loads((data / "labels.json").read_text(encoding="utf-8"))
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..model import PageCapture, Segment
-from ..segmenters.geometry import reading_text, union_box
-from ..steps import PageState, PipelineStep
+from ..page.reading import reading_text, union_box
+from ..state import PageState, PipelineStep
 from .records import Evidence, PostStructure, find_posts
 
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import TEXT_TAG, Node, PageCapture
+from ..page.reading import INLINE_TAGS
 from ..page.tree import chain_below
-from ..segmenters.geometry import INLINE_TAGS
 from ..text.sentences import sentence_share, word_count
 
 MIN_GROUP = 3

@@ -13,9 +13,9 @@ from typing import Iterable
 import numpy as np
 
 from ..model import PageCapture, Segment, Segmentation
+from ..page.normalise import clean_piece
 from .extract import ExtractOptions, MainBlock, MainText, extract_main_text
 from .mapping import Alignment, align_main_text, build_text_stream
-from .normalise import clean_piece
 from .stats import PageLayout, build_layout, text_counts, text_statistics
 
 __all__ = ["TextReport", "PageText", "annotate_segments", "page_text", "kept_main_text"]

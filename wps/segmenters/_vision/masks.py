@@ -21,7 +21,8 @@ import numpy as np
 
 from ...errors import SegmentationError
 from ...model import Box, PageCapture, Segment
-from ..geometry import assign_to_smallest, clip_box, reading_text, shown, union_box
+from ...page.reading import clip_box, reading_text, shown, union_box
+from ..geometry import assign_to_smallest
 
 Window = tuple[int, int, int, int]
 """``(left, top, right, bottom)`` in screenshot pixels, right/bottom exclusive."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...model import Box, PageCapture
-from ..geometry import INLINE_TAGS
+from ...page.reading import INLINE_TAGS
 from ._tree_edit import ElementTree, TreeEditCache
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...model import Box, PageCapture
-from ..geometry import HIDDEN_VISIBILITY, box_area, clip_box
+from ...page.reading import HIDDEN_VISIBILITY, box_area, clip_box
 
 CONTENT_ELEMENTS = frozenset({"IMG", "PICTURE", "SVG", "VIDEO", "CANVAS"})
 """Elements that are content without any text (an article's photo, a chart)."""

@@ -49,11 +49,19 @@ import numpy as np
 from ...deadline import check_deadline
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
+from ...page.reading import INLINE_TAGS, box_area, clip_box, reading_text, shown, union_box
 from .. import register_segmenter
-from ..geometry import INLINE_TAGS, box_area, granularity_level, clip_box, reading_text, shown, union_box
+from ..geometry import granularity_level
 from ._blocks import BlockStructure, find_blocks, subtree_ids
-from ._layout import (Backgrounds, LayoutState, PostUnits, headed_nodes, layout_tables,
-                      post_units, stand_apart)
+from ._layout import (
+    Backgrounds,
+    LayoutState,
+    PostUnits,
+    headed_nodes,
+    layout_tables,
+    post_units,
+    stand_apart,
+)
 from ._tree_edit import iqr_fence
 
 TEXT_FLOW_TAGS = frozenset(

@@ -16,8 +16,9 @@ import numpy as np
 
 from ...errors import SegmentationError, UsageError
 from ...model import PageCapture, Segment, Segmentation
+from ...page.reading import reading_text
 from .. import Segmenter, build_segmenter, register_segmenter
-from ..geometry import granularity_level, reading_text, shared_screenshot
+from ..geometry import granularity_level, shared_screenshot
 
 DEFAULT_MEMBERS = "dom-cohesion,vips,xycut"
 

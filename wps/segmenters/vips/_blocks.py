@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...model import PageCapture
-from ..geometry import INLINE_TAGS, clip_box, shown
+from ...page.reading import INLINE_TAGS, clip_box, shown
 
 MEDIA_TAGS = frozenset("IMG SVG CANVAS VIDEO AUDIO PICTURE OBJECT EMBED INPUT SELECT TEXTAREA "
                        "BUTTON IFRAME".split())

@@ -18,8 +18,9 @@ import numpy as np
 from ...deadline import check_deadline
 from ...errors import InputFileError, SegmentationError, UsageError
 from ...model import PageCapture, Segment, Segmentation
+from ...page.reading import reading_text
 from .. import register_segmenter
-from ..geometry import granularity_level, reading_text, screenshot_pixels
+from ..geometry import granularity_level, screenshot_pixels
 from ._blocks import VisualBlocks, common_depth, extract_blocks
 from ._separators import SeparatorWeights, find_separators, weigh
 
@@ -211,7 +212,7 @@ def _one_record(blocks: VisualBlocks, region: np.ndarray) -> bool:
 def _container_boxes(page: PageCapture, blocks: VisualBlocks,
                      regions: list[np.ndarray]) -> list[tuple[float, float, float, float]]:
     """Per region, the union of the boxes of its maximal containers (see ``grow_to_containers``)."""
-    from ..geometry import clip_box
+    from ...page.reading import clip_box
 
     owner = np.full(len(blocks.node_ids), -1)
     for number, region in enumerate(regions):

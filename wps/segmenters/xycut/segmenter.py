@@ -29,9 +29,9 @@ import numpy as np
 
 from ...errors import SegmentationError, UsageError
 from ...model import Box, PageCapture, Segment, Segmentation
+from ...page.reading import intersect_boxes, reading_text, shown, union_box
 from .. import register_segmenter
-from ..geometry import (assign_to_smallest, granularity_level, intersect_boxes, reading_text,
-                        screenshot_pixels, shown, union_box)
+from ..geometry import assign_to_smallest, granularity_level, screenshot_pixels
 from ._xycut_core import ROWS, CutParameters, PageImage, Region, build_tree, prepare
 
 REFERENCE_WIDTH = 1366.0
