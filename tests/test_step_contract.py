@@ -69,3 +69,21 @@ def test_every_reason_code_has_one_owning_step():
             owning = [step.name for step in owners
                       if any(fnmatch.fnmatchcase(code, owned) for owned in step.drops)]
             assert len(owning) == 1, (code, owning)
+
+
+def test_the_output_is_the_last_step_of_a_pipeline_put_together_by_hand(webis_page, tmp_path):
+    """``build_steps`` plus :class:`OutputStep`, run on a loaded capture, write the folder that
+    ``segment_to_directory`` writes; the output step first needs a segmentation."""
+    from wps.output import OutputStep
+    from wps.pipeline import load_capture, segment_to_directory
+
+    segment_to_directory(webis_page, tmp_path / "whole", report=False)
+    page = PageState(load_capture(webis_page))
+    run_steps([*build_steps(PipelineOptions()), OutputStep(tmp_path / "by-hand", report=False)],
+              page)
+    for name in ("segments.jsonl", "segmentation.json", "main-text.json"):
+        assert (tmp_path / "by-hand" / name).read_bytes() == \
+            (tmp_path / "whole" / name).read_bytes(), name
+    with pytest.raises(UsageError, match="the output step needs the page's segmentation"):
+        run_steps([OutputStep(tmp_path / "none")], PageState(load_capture(webis_page)))
+    assert not (tmp_path / "none").exists()

@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import OutputError
 from .files import check_replaceable_folder, staging_directory
-from .model import PageCapture, Segmentation
+from .model import PageCapture, Segment, Segmentation
 from .page_folder import CAPTURE_DIR, MAIN_TEXT_FILE, OVERLAY_FILE, SEGMENTATION_FILE
 from .records import (
     SEGMENTS_FILE,
@@ -28,6 +28,7 @@ from .records import (
 )
 from .report.overlay import draw_overlay
 from .report.page import REPORT_FILE, page_facts_from_capture, page_report_html
+from .state import PageState, PipelineStep
 from .webis import to_webis
 
 
@@ -73,6 +74,55 @@ def _check_creatable(out_dir: Path) -> None:
     except OSError as err:
         raise OutputError(f"{out_dir}: cannot create folder in {ancestor} "
                           f"({err.strerror or err})") from None
+
+
+class OutputStep(PipelineStep):
+    """The last step of ``wps segment`` and ``wps batch``: the page folder at ``out_dir``
+    (:func:`write_page_outputs`, its options the same); with ``discard_rendered``, the rendered
+    page's temporary screenshot goes once its copy is saved (or the writing failed)."""
+
+    name = "output"
+    needs = ("segmentation",)
+
+    def __init__(self, out_dir: str | Path, *, keep_only: bool = False,
+                 capture_folder: bool = True, overlay: bool = True,
+                 embed_screenshot: bool = False, fields: str = "full", report: bool = True,
+                 discard_rendered: bool = False) -> None:
+        self.out_dir = Path(out_dir)
+        self.options = {"keep_only": keep_only, "capture_folder": capture_folder,
+                        "overlay": overlay, "embed_screenshot": embed_screenshot,
+                        "fields": fields, "report": report}
+        self.discard_rendered = discard_rendered
+
+    def run(self, page: PageState) -> None:
+        assert page.segmentation is not None  # needs, checked by run_steps
+        capture = page.capture
+        rendered = (capture.screenshot
+                    if self.discard_rendered and capture.source == "browser" else None)
+        try:
+            write_page_outputs(capture, page.segmentation, self.out_dir,
+                               main_text=main_text_report(page), segmented=page.segmented,
+                               **self.options)
+        finally:
+            if rendered is not None:
+                from .capture import discard_screenshot
+
+                discard_screenshot(rendered)  # the saved copy replaces the temporary one
+
+
+def main_text_report(page: PageState) -> dict[str, Any] | None:
+    """``main-text.json``: the text step's page report with the final counts (``None``
+    without the text step); the decision's verdict replaces the filters' page rules."""
+    if page.text is None:
+        return None
+    segments: list[Segment] = page.segments
+    report = {**page.text.to_json(segments),
+              "incomplete": page.capture.incomplete, "unreached": page.capture.unreached}
+    if page.verdict is not None:
+        report["page_rules"] = report["page_reasons"]
+        report.update(page_kept=page.verdict.is_article, page_reasons=page.verdict.reasons,
+                      page_verdict=page.verdict.to_json())
+    return report
 
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,

@@ -201,15 +201,11 @@ class PageResult:
 
     def main_text_report(self) -> dict[str, Any] | None:
         """``main-text.json``: the text step's page report with the final counts."""
-        if self.text is None:
-            return None
-        report = {**self.text.to_json(self.segmentation.segments),
-                  "incomplete": self.capture.incomplete, "unreached": self.capture.unreached}
-        if self.verdict is not None:  # the decision's verdict replaces the seed's page rules
-            report["page_rules"] = report["page_reasons"]
-            report.update(page_kept=self.verdict.is_article, page_reasons=self.verdict.reasons,
-                          page_verdict=self.verdict.to_json())
-        return report
+        from .output import main_text_report
+        from .state import PageState
+
+        return main_text_report(PageState(self.capture, self.segmentation, self.segmented,
+                                          self.text, verdict=self.verdict))
 
 
 def load_capture(
@@ -376,12 +372,13 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
 
 
 def _segment_within(source: PageSource, options: PipelineOptions,
-                    browser: Browser | None, deadline: Deadline) -> PageResult:
-    """Capture, then the steps, all within ``deadline`` (capture bounds itself; the steps are
-    interrupted when they overrun)."""
+                    browser: Browser | None, deadline: Deadline,
+                    last: PipelineStep | None = None) -> PageResult:
+    """Capture, then the steps (and ``last``: the output), all within ``deadline`` (capture
+    bounds itself; the steps are interrupted when they overrun)."""
     from .steps import PageState, run_steps
 
-    steps = build_steps(options)
+    steps = build_steps(options) + ([last] if last is not None else [])
     with deadline.active():
         deadline.enter("capture")
         capture = load_capture(source, capture_options=options.capture_options,
@@ -419,24 +416,14 @@ def segment_into(source: PageSource, out_dir: str | Path,
     """:func:`segment_to_directory` with ``options`` already checked (``wps batch`` checks them
     once per run), within a given page ``deadline``, and ``capture/`` and ``overlay.png``
     optional (a batch skips them unless asked)."""
-    from .output import check_replaceable_output, write_page_outputs
+    from .output import OutputStep, check_replaceable_output
 
     check_replaceable_output(out_dir)  # before, not after, the page is rendered
-    deadline = deadline or _deadline(source, options, browser)
-    result = _segment_within(source, options, browser, deadline)
-    rendered_screenshot = result.capture.screenshot if result.capture.source == "browser" else None
-    try:
-        with deadline.enforced():
-            deadline.enter("output")
-            write_page_outputs(
-                result.capture, result.segmentation, out_dir, keep_only=options.keep_only,
-                main_text=result.main_text_report(), capture_folder=capture_folder,
-                overlay=overlay, embed_screenshot=options.embed_screenshot,
-                fields=options.fields, report=options.report, segmented=result.segmented)
-    finally:
-        if rendered_screenshot is not None and not isinstance(source, PageCapture):
-            from .capture import discard_screenshot
-
-            discard_screenshot(rendered_screenshot)  # the saved copy replaces the temporary one
+    output = OutputStep(out_dir, keep_only=options.keep_only, capture_folder=capture_folder,
+                        overlay=overlay, embed_screenshot=options.embed_screenshot,
+                        fields=options.fields, report=options.report,
+                        discard_rendered=not isinstance(source, PageCapture))
+    result = _segment_within(source, options, browser, deadline or _deadline(source, options,
+                                                                             browser), output)
     result.output_dir = Path(out_dir)
     return result
