@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this mo
     from .capture import Browser, CaptureOptions
     from .records import DetectorInput
     from .steps import PipelineStep
+    from .text.stage import TextStageResult
 
 DEFAULT_SEGMENTER: str = packaged_config()["segmenter"]["name"]
 """The packaged ``[segmenter] name``."""
@@ -369,6 +370,22 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
     if dedup_path is not None:
         steps.append(DedupStep(config["dedup"], dedup_path))
     return steps
+
+
+def run_text_steps(capture: PageCapture, segmentation: Segmentation,
+                   config: dict[str, Any] | str | Path | None = None,
+                   extractor: str | None = None) -> TextStageResult:
+    """The main-text and filter steps of the pipeline :func:`build_steps` builds from
+    ``config``, run on a segmentation made by other means (a caller's own segmenter, a test's
+    hand-made segments); the page's text report."""
+    from .config import resolve_config
+    from .steps import FilterStep, MainTextStep, PageState, run_steps
+
+    options = PipelineOptions(config=resolve_config(config, extractor), text=True)
+    steps = [step for step in build_steps(options) if isinstance(step, (MainTextStep, FilterStep))]
+    page = run_steps(steps, PageState(capture, segmentation))
+    assert page.text is not None
+    return page.text
 
 
 def _segment_within(source: PageSource, options: PipelineOptions,

@@ -16,16 +16,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .model import PageCapture, Segmentation
 from .reasons import glossary
 from .state import PageState, PipelineStep, run_steps
 
 if TYPE_CHECKING:
     from .segmenters import Segmenter
-    from .text.stage import TextStageResult
 
 __all__ = ["PageState", "PipelineStep", "SegmentStep", "MainTextStep", "NoiseTailStep",
-           "FilterStep", "DedupStep", "run_steps", "run_text_steps"]
+           "FilterStep", "DedupStep", "run_steps"]
 
 
 class SegmentStep(PipelineStep):
@@ -131,18 +129,3 @@ class DedupStep(PipelineStep):
 
         with Deduplicator(self.db, self.settings) as deduplicator:
             deduplicator.process(page.capture.url, page.segments)
-
-
-def run_text_steps(capture: PageCapture, segmentation: Segmentation,
-                   config: dict[str, Any] | str | Path | None = None,
-                   extractor: str | None = None) -> TextStageResult:
-    """The main-text and filter steps a pipeline built from ``config`` runs, on one given
-    segmentation (the article benchmark and tests, which segment by other means)."""
-    from .config import resolve_config
-
-    config = resolve_config(config, extractor)
-    page = PageState(capture, segmentation)
-    run_steps([MainTextStep(config["extract"], config["text"]),
-               FilterStep(config["filters"], config["extract"])], page)
-    assert page.text is not None
-    return page.text

@@ -7,7 +7,7 @@ import unicodedata
 
 from wps.model import Segment, Segmentation
 from wps.page.reading import reading_text
-from wps.steps import run_text_steps
+from wps.pipeline import run_text_steps
 
 DECOMPOSED = unicodedata.normalize("NFD", "Crème brûlée")
 SENTENCE = ("The confec\u00adtioner’s " + DECOMPOSED + " was the talk of the town for weeks, "

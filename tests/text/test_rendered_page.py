@@ -76,7 +76,7 @@ def test_main_text_reaches_only_the_article_segment(rendered) -> None:
     config = load_config()
     counts = apply_rules(segmentation.segments, rules_from_config(config["filters"]["segment"]))
     assert [s.id for s in segmentation.segments if s.kept] == ["main"]
-    from wps.steps import run_text_steps
+    from wps.pipeline import run_text_steps
 
     staged = run_text_steps(capture, segmentation, config)
     assert by_id["main"].stats["c4_lines_dropped"] == 1.0  # the heading has no final stop
@@ -117,7 +117,7 @@ def test_link_list_page_is_not_an_article(page_server, text_browser) -> None:
 
 
 def test_page_link_share_is_judged_again_with_favor_precision(rendered) -> None:
-    from wps.steps import run_text_steps
+    from wps.pipeline import run_text_steps
 
     # Any link text drops the page under max_share = 0; the article has one linked word.
     linked = {"filters": {"page": {"rules": ["link_code_share"],
