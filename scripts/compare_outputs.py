@@ -10,7 +10,9 @@ Each tree runs ``wps``'s own :func:`wps.pipeline.segment_into` (what ``wps segme
 runs) in a process of its own, with ``PYTHONPATH`` set to the tree, over every capture folder
 found under ``--captures`` (a folder with ``capture.json``, or with ``capture/capture.json``), and
 writes ``WORK/{old,new}/PROFILE/SET/PAGE/``. Then ``segments.jsonl``, ``main-text.json`` and
-``segmentation.json`` are compared byte for byte per page. The old tree's finished run is
+``segmentation.json`` are compared byte for byte per page, and every ``segments.jsonl`` the new
+tree wrote must come back byte for byte when its own code reads it as records and writes them
+again (``wps filter``, ``wps dedup`` and ``wps binoculars`` do that). The old tree's finished run is
 reused (``WORK/old/PROFILE/.complete``) unless ``--fresh``; the new tree runs every time
 (``--reuse-new``: not when finished, e.g. by ``--write`` runs started by hand side by side). Exit 0 when every page is the
 same, 1 otherwise. A refactoring (a faster step, a module split) must leave these unchanged.
@@ -79,6 +81,28 @@ def run_tree(tree: Path, roots: list[Path], profile: str, out: Path, fresh: bool
     subprocess.run(command, env=env, check=True, cwd=tree)
 
 
+def round_trips(out: Path) -> int:
+    """In the tree under test: read every ``segments.jsonl`` under ``out`` as records, write
+    them again and compare the bytes; prints the count and each file that differs."""
+    import tempfile
+
+    from wps.records import read_segment_lines, write_segment_records
+
+    files = sorted(out.rglob("segments.jsonl"))
+    differ = []
+    with tempfile.TemporaryDirectory() as scratch:
+        again = Path(scratch) / "segments.jsonl"
+        for path in files:
+            write_segment_records((line.record() for line in read_segment_lines(path)), again)
+            if again.read_bytes() != path.read_bytes():
+                differ.append(path)
+    print(f"round trip: {len(files) - len(differ)} of {len(files)} segments.jsonl files "
+          "byte for byte the same")
+    for path in differ:
+        print(f"  differs: {path}")
+    return int(bool(differ) or not files)
+
+
 def compare(old: Path, new: Path, roots: list[Path]) -> dict[str, list[str]]:
     """Pages whose compared outputs are the same / differ (with the files that differ)."""
     result: dict[str, list[str]] = {"same": [], "differ": []}
@@ -112,10 +136,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="page deadline in seconds (default 600: a loaded machine must not "
                         "make one tree's page time out)")
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # the per-tree run
+    parser.add_argument("--round-trip", type=Path, help=argparse.SUPPRESS)  # in the new tree
     args = parser.parse_args(argv)
     profiles = args.profile or ["detector", "article"]
     if args.write:
         return write_outputs(args.captures, profiles[0], args.write, args.timeout)
+    if args.round_trip:
+        return round_trips(args.round_trip)
     if args.old is None or args.new is None:
         parser.error("--old and --new name the two code trees")
     status = 0
@@ -129,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         for line in result["differ"]:
             print(f"  differs: {line}")
         status = status or int(bool(result["differ"]))
+        again = subprocess.run([sys.executable, __file__, "--round-trip",
+                                str(args.work / "new" / profile), "--captures",
+                                *map(str, args.captures)],
+                               env=dict(os.environ, PYTHONPATH=str(args.new.resolve())),
+                               cwd=args.new, check=False)
+        status = status or again.returncode
     return status
 
 

@@ -131,3 +131,24 @@ def test_filter_judges_a_page_as_the_pipeline_does(config, written_with, webis_p
     expected = _verdicts(tmp_path / "pipeline" / "segments.jsonl")
     assert _verdicts(refiltered) == expected
     assert len({reason for _, _, reasons in expected for reason in reasons}) >= 2  # not trivial
+
+
+def test_later_stages_fields_are_typed_fields_and_come_back_as_written(tmp_path: Path):
+    """A line's annotations (decision, posts, dedup) are read into the segment's own fields, a
+    null one is kept as it stands, and the line is written back byte for byte."""
+    capture, segmentation = _page()
+    first = segmentation.segments[0]
+    first.post_part, first.post_record, first.kind, first.prose_score = \
+        "body", "/HTML[1]/BODY[1]/DIV[1]", "post", 0.5
+    first.dup, first.simhash = {"cdc_dup_frac": 0.0}, None  # too short to hash: null beside dup
+    records = segment_records(capture, segmentation)
+    assert list(records[0])[len(RECORD_FIELDS):] == [
+        "block_type", "post_part", "post_record", "page_reasons", "prose_score", "kind", "dup",
+        "simhash"]  # the segmenter's extra fields, then the steps' fields in step order
+    records[1]["kind"] = None  # as a hand-edited or foreign file may have it
+    path = write_segment_records(records, tmp_path / "segments.jsonl")
+    lines = list(read_segment_lines(path))
+    assert (lines[0].segment.kind, lines[0].segment.post_part) == ("post", "body")
+    assert lines[0].segment.dup == {"cdc_dup_frac": 0.0} and "dup" not in lines[0].segment.extra
+    assert lines[1].segment.kind is None
+    assert _dumps([line.record() for line in lines]) == path.read_text(encoding="utf-8")

@@ -188,11 +188,11 @@ def segment_from_record(record: dict[str, Any], default_id: str = "",
         kept=record.get("kept", True),
         reasons=list(record.get("reasons", [])),
         stats=dict(record.get("stats", {})),
-        extra={key: value for key, value in record.items()
-               if key not in RECORD_FIELDS and key not in ANNOTATION_FIELDS},
+        extra={key: value for key, value in record.items()  # a null annotation stays as read
+               if key not in RECORD_FIELDS and (key not in ANNOTATION_FIELDS or value is None)},
     )
     for key in ANNOTATION_FIELDS:
-        if key in record:
+        if record.get(key) is not None:
             setattr(segment, key, record[key])
     return segment, context
 
