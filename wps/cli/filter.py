@@ -59,10 +59,11 @@ def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
     de-duplication's (``wps dedup``, ``--dedup-db``) from the site's state, which a line does
     not carry; a segment the decision rescued is not dropped again for missing main text.
     """
-    from ..filters import apply_rules, rules_from_config
+    from ..filters import apply_rules
     from ..filters.base import count_outcomes
+    from ..steps import FilterStep
 
-    rules = rules_from_config(config["filters"]["segment"])
+    rules = FilterStep(config["filters"], config["extract"]).segment_rules
     needed = sorted({key for rule in rules for key in getattr(rule, "reads", ())})
     segments = [line.segment for line in lines]
     trimmed = [segment.main_text for segment in segments]
