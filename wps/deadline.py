@@ -52,6 +52,11 @@ class Deadline:
         return PageTimeoutError(
             f"{self.what}: page did not finish within the {self.seconds:g} s timeout{during}")
 
+    def extend(self, seconds: float) -> None:
+        """Give the page back ``seconds`` it spent waiting on what is not its own doing (its
+        browser starting): the deadline moves that much later."""
+        self.started += max(0.0, seconds)
+
     def check(self, stage: str = "") -> None:
         if self.expired():
             raise self.error(stage)

@@ -265,3 +265,27 @@ def test_chromium_path_must_be_an_executable(tmp_path, monkeypatch):
     assert os.access(find_chromium(), os.X_OK)  # the distribution's Chromium, found by itself
     with pytest.raises(BrowserNotFoundError, match="chromium path"):
         find_chromium(str(tmp_path / "missing"))
+
+
+def test_starting_chromium_is_not_counted_in_the_pages_deadline(page_server, quick, tmp_path):
+    """A Chromium that takes 8 s to start (a loaded machine, a slow disk) does not time out the
+    first page under a 7 s deadline: the deadline runs from when the page has its browser.
+    Once the browser is up, the next page's deadline is not extended."""
+    from wps.capture import Browser
+    from wps.capture.options import find_chromium
+    from wps.deadline import Deadline
+
+    slow = tmp_path / "slow-chromium"
+    slow.write_text(f'#!/bin/sh\nsleep 8\nexec "{find_chromium()}" "$@"\n', encoding="utf-8")
+    slow.chmod(0o755)
+    url = page_server.add_html("/after-a-slow-start", "<p>started at last</p>")
+    browser = Browser(quick(chromium_path=str(slow), screenshot=False))  # started by a page
+    try:
+        first = Deadline(7.0, what=url)
+        assert browser.capture(url, deadline=first).nodes[-1].text == "started at last"
+        again = Deadline(7.0, what=url)
+        before = again.started
+        browser.capture(url, deadline=again)
+        assert again.started == before
+    finally:
+        browser.close()

@@ -242,7 +242,9 @@ class Browser:
         (:mod:`wps.capture.replay`; nothing is looked up or fetched).
 
         ``deadline`` (default: ``options.timeout_s`` from now) bounds the whole capture; the
-        pipeline passes the page's deadline so that capture and later stages share it. Web
+        pipeline passes the page's deadline so that capture and later stages share it. Time
+        spent starting or restarting Chromium for the page is added to it (a browser's start-up
+        is the run's, not the page's: on a loaded machine it takes seconds). Web
         pages are checked against the address guard before Chromium sees them (a
         :class:`PageSource` is taken as :func:`prepare_source` checked it, and cleaned up here).
         Retries once after a browser or renderer crash, on a restarted browser.
@@ -257,8 +259,11 @@ class Browser:
         deadline = deadline or Deadline(options.timeout_s, what=resolved.url)
         try:
             for attempt in (1, 2):
+                launches, began = self.launches, time.monotonic()
                 launch = self._enter()
                 started = time.monotonic()
+                if launch != launches:  # Chromium (re)started first: not the page's time
+                    deadline.extend(started - began)
                 try:
                     return self._run_one(resolved, options, deadline, replay)
                 except RendererCrash as crash:
