@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +37,11 @@ TEXT_FIELDS = ("text", "n_chars", "n_words", "main_text", "kept", "reasons", "st
 """What the text stages say of the segment; later stages judge and change these."""
 RECORD_FIELDS = PLACE_FIELDS + TEXT_FIELDS
 """A new line's fields in order; ``Segment.extra`` keys, then :data:`ANNOTATION_FIELDS`, follow."""
-ANNOTATION_FIELDS = ("post_part", "post_record", "unsegmented", "main_text_match", "noise_tail",
-                     "page_reasons", "prose_score", "kind", "main_text_rescued",
-                     "rescue_overrides", "main_text_untrimmed", "lines_trimmed", "page_rules",
-                     "lang", "lang_score", "dup", "simhash", "binoculars")
-"""The later stages' typed :class:`~wps.model.Segment` fields, in the order of the steps that set
-them (posts, text, noise tail, filters, decision, language, dedup, Binoculars); a line holds
-those that are set."""
+_SEGMENT_FIELDS = [field.name for field in fields(Segment)]
+ANNOTATION_FIELDS = tuple(_SEGMENT_FIELDS[_SEGMENT_FIELDS.index("extra") + 1:])
+"""The later stages' typed :class:`~wps.model.Segment` fields (those declared after ``extra``), in
+the order of the steps that set them (posts, text, noise tail, filters, decision, language,
+dedup, Binoculars); a line holds those that are set."""
 VERDICT_FIELDS = ("kept", "reasons", "stats")
 """Written on every line, also one read back without them: every stage judges or measures."""
 TEXT_STEP_FIELDS = ("main_text", "stats")
