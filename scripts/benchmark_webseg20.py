@@ -27,7 +27,13 @@ def build_parser() -> argparse.ArgumentParser:
     pages = parser.add_mutually_exclusive_group()
     pages.add_argument("--pages", type=int, help="only the first N pages with ground truth")
     pages.add_argument("--ids", type=Path, help="file of page ids, one per line")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="worker processes, or Ray actors with --engine ray (default 1)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: processes on this machine; ray: Ray actors (pip install "
+                             "'wps[ray]'; default local)")
+    parser.add_argument("--ray-address", help="ray engine: 'auto' or HOST:PORT of a running "
+                        "cluster that sees --data at the same path (default: a local Ray)")
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--save-segmentations", action="store_true",
                         help="also write OUT/segmentations/<segmenter>/<id>.json")
@@ -54,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
             pages=args.pages,
             ids=read_ids(args.ids) if args.ids else None,
             workers=args.workers,
+            engine=args.engine,
+            ray_address=args.ray_address,
             save_segmentations=args.save_segmentations,
             progress=not args.no_progress,
             fresh=args.fresh,

@@ -39,7 +39,7 @@ def page(topic: str) -> str:
 @pytest.fixture(scope="module")
 def local_ray():
     """One local Ray instance for the module (run_batch uses it and leaves it running)."""
-    from wps.runner.ray_engine import import_ray
+    from wps.executor.ray import import_ray
 
     ray = import_ray(local=True)
     ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..datasets.published import SIZE_FUNCTION_ORDER
 from ..errors import SegmentationError, UnknownSegmenterError, UsageError
-from ..executor import InProcessExecutor, LocalExecutor
+from ..executor import Executor, InProcessExecutor, LocalExecutor, RayExecutor
 from ..files import check_output_folder, write_text_atomic
 from ..model import PageCapture, Segment, Segmentation
 from ..webis import EVALUATION_FILES, WebisDataset, WebisPage, capture_from_webis, to_webis
@@ -30,8 +30,14 @@ from .aggregate import BASELINE_NAME, SegmenterSummary, aggregate, resolve_rows
 from .report import summary_to_json, summary_to_markdown, write_per_page_csv
 from .store import BASELINE_SUBSTITUTE, MISSING, OWN, PageResult, ResultStore
 
-__all__ = ["BenchmarkOptions", "BenchmarkReport", "run_benchmark", "evaluate_page",
-           "write_summary", "STORE_NAME"]
+__all__ = [
+    "STORE_NAME",
+    "BenchmarkOptions",
+    "BenchmarkReport",
+    "evaluate_page",
+    "run_benchmark",
+    "write_summary",
+]
 
 STORE_NAME = "results.jsonl"
 _SEGMENTERS: dict[str, Any] = {}
@@ -48,6 +54,10 @@ class BenchmarkOptions:
     """Evaluate only the first N pages that have ground truth."""
     ids: list[str] | None = None
     workers: int = 1
+    engine: str = "local"
+    """``local``: processes on this machine; ``ray``: Ray actors (a local Ray, or ``ray_address``
+    with the data at the same path on every node)."""
+    ray_address: str | None = None
     save_segmentations: bool = False
     """Also write each segmenter's Webis JSON to ``OUT/segmentations/<segmenter>/<id>.json``."""
     progress: bool = True
@@ -72,6 +82,8 @@ def run_benchmark(options: BenchmarkOptions) -> BenchmarkReport:
 
     if options.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {options.workers}")
+    if options.engine not in ("local", "ray"):
+        raise UsageError(f"--engine must be local or ray, got {options.engine!r}")
     if options.pages is not None and options.pages < 0:
         raise UsageError(f"--pages must be >= 0, got {options.pages}")
     if not options.segmenters:
@@ -98,7 +110,7 @@ def run_benchmark(options: BenchmarkOptions) -> BenchmarkReport:
 
     computed = 0
     with dataset, _progress(len(pages), len(pages) - len(todo), options.progress) as bar:
-        for results in _run_pages(todo, options.workers, save_dir):
+        for results in _run_pages(todo, options, save_dir):
             store.append(results)
             computed += len(results)
             bar.update(1)
@@ -219,7 +231,7 @@ def _save_segmentation(path: Path, segmentation: Segmentation, name: str) -> Non
     write_text_atomic(path, json.dumps(to_webis(segmentation, name), separators=(",", ":")) + "\n")
 
 
-def _run_pages(todo: list[tuple[WebisPage, list[str]]], workers: int,
+def _run_pages(todo: list[tuple[WebisPage, list[str]]], options: BenchmarkOptions,
                save_dir: Path | None) -> Iterator[list[PageResult]]:
     """Results per page, as each page finishes; zip pages stay extracted only while in flight."""
     @contextmanager
@@ -228,10 +240,15 @@ def _run_pages(todo: list[tuple[WebisPage, list[str]]], workers: int,
         with page.open() as folder:
             yield _PageJob(folder, names, save_dir)
 
-    if workers == 1:
-        yield from InProcessExecutor(prepare=opened).run(todo, _evaluate_job)
-        return
-    executor = LocalExecutor(workers, on_died=_worker_died, prepare=opened, start_method=None)
+    executor: Executor[Any, list[PageResult]]
+    if options.engine == "ray":
+        executor = RayExecutor(options.workers, on_died=_worker_died, prepare=opened,
+                               address=options.ray_address)
+    elif options.workers == 1:
+        executor = InProcessExecutor(prepare=opened)
+    else:
+        executor = LocalExecutor(options.workers, on_died=_worker_died, prepare=opened,
+                                 start_method=None)
     yield from executor.run(todo, _evaluate_job)
 
 

@@ -88,7 +88,7 @@ def run_batch(sources: Iterable[str | BatchSource], out_dir: str | Path, options
     if options.merged and options.merged_format == "parquet":  # before any page, not after
         import_pyarrow()
     if options.engine == "ray":  # a missing Ray fails before anything is written
-        from .ray_engine import import_ray
+        from ..executor.ray import import_ray
 
         import_ray(local=not options.ray_address)
     prepare_output_folder(out)

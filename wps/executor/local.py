@@ -1,36 +1,21 @@
-"""One way to run a piece of work over many pages: in this process, or in a pool of worker
-processes with a deadline per page.
-
-The shape is datatrove's (``executor.run()`` over a pipeline of steps, a local and a distributed
-executor behind one interface): the caller builds its tasks (a page, or a page with what to do
-on it) and one top-level ``work`` function, and reads the results as they come, in completion
-order; what it records and how it resumes stays with it. ``wps batch``, the benchmarks and the
-tuner run their pages through here.
-
-Tasks come from a :class:`TaskQueue`: a plain iterable is wrapped in one (:class:`ListQueue`);
-``wps batch`` passes its :class:`~wps.runner.politeness.PageQueue`, which holds pages back for
-their host. A task whose result is not wanted any more (its pool was stopped) goes back to the
-queue for the next pool.
-"""
+"""A pool of worker processes on this machine, with a deadline per task and a fresh pool after
+a stuck or dead worker."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
-from .errors import WorkerDiedError
-
-__all__ = ["Executor", "InProcessExecutor", "ListQueue", "LocalExecutor", "TaskQueue",
-           "WorkerDiedError", "reporting_pool", "stop_workers", "worker_context"]
+from ..errors import WorkerDiedError
+from .base import Prepare, TaskQueue, as_queue
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -43,93 +28,6 @@ RESEND_S = 5.0
 """How often it repeats SIGTERM meanwhile (library code may swallow one)."""
 OVERDUE_STOP_S = 3.0
 """How long an overdue pool's workers get to unwind on SIGTERM before SIGKILL."""
-
-
-class TaskQueue(Protocol[Task]):
-    """Where an executor takes its tasks: ``take`` gives ``None`` while every waiting task must
-    wait (``wait_s`` says how long); ``finished`` and ``put_back`` return a task taken."""
-
-    def take(self) -> Task | None: ...
-    def finished(self, task: Task) -> None: ...
-    def put_back(self, task: Task) -> None: ...
-    def exhausted(self) -> bool: ...
-    def wait_s(self) -> float: ...
-    def poll_s(self, longest: float = 1.0) -> float: ...
-
-
-class ListQueue(Generic[Task]):
-    """The tasks of an iterable, read as they are taken (a stream stays a stream), and those
-    put back."""
-
-    def __init__(self, tasks: Iterable[Task]) -> None:
-        self._stream = iter(tasks)
-        self._back: deque[Task] = deque()
-        self._next: list[Task] = []
-
-    def take(self) -> Task | None:
-        if self._back:
-            return self._back.popleft()
-        if self._next:
-            return self._next.pop()
-        return next(self._stream, None)
-
-    def finished(self, task: Task) -> None:
-        pass
-
-    def put_back(self, task: Task) -> None:
-        self._back.append(task)
-
-    def exhausted(self) -> bool:
-        if self._back or self._next:
-            return False
-        sentinel = object()
-        ahead = next(self._stream, sentinel)
-        if ahead is sentinel:
-            return True
-        self._next.append(ahead)  # type: ignore[arg-type]
-        return False
-
-    def wait_s(self) -> float:
-        return 0.0
-
-    def poll_s(self, longest: float = 1.0) -> float:
-        return longest
-
-
-def as_queue(tasks: Iterable[Task] | TaskQueue[Task]) -> TaskQueue[Task]:
-    return tasks if hasattr(tasks, "take") else ListQueue(tasks)  # type: ignore[return-value]
-
-
-class Executor(Protocol[Task, Result]):
-    """Runs ``work`` on every task and yields the results in completion order."""
-
-    def run(self, tasks: Iterable[Task] | TaskQueue[Task],
-            work: Callable[[Any], Result]) -> Iterator[Result]: ...
-
-
-Prepare = Callable[[Any], AbstractContextManager[Any]]
-"""What this process holds while a task is in flight, and what ``work`` gets instead of the task
-(a page of a zip archive, extracted to a folder)."""
-
-
-@dataclass(slots=True)
-class InProcessExecutor(Generic[Task, Result]):
-    """One task after the other, in this process (``work`` may hold a browser, a model)."""
-
-    prepare: Prepare | None = None
-
-    def run(self, tasks: Iterable[Task] | TaskQueue[Task],
-            work: Callable[[Any], Result]) -> Iterator[Result]:
-        queue = as_queue(tasks)
-        while not queue.exhausted():
-            task = queue.take()
-            if task is None:  # every waiting task must wait (a host resting)
-                time.sleep(queue.wait_s())
-                continue
-            with (self.prepare or nullcontext)(task) as given:
-                result = work(given)
-            yield result
-            queue.finished(task)
 
 
 @dataclass(slots=True)

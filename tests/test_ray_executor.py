@@ -1,0 +1,110 @@
+"""wps.executor.RayExecutor: the executor's promises (a deadline per task, a fresh worker after a
+dead one, the work's own errors) kept on a real local Ray instance bound to 127.0.0.1."""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import time
+
+import pytest
+
+from wps.executor import RayExecutor, WorkerDiedError
+
+pytest.importorskip("ray")
+
+pytestmark = pytest.mark.slow
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    """One local Ray for the module; the workers get this module's functions by value (it is not
+    importable from their folder)."""
+    from wps.executor.ray import import_ray
+
+    ray = import_ray(local=True)
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield ray
+    ray.shutdown()
+
+
+def _work(task: tuple[str, float]) -> tuple[str, str]:
+    kind, seconds = task
+    if kind == "die":
+        os._exit(3)
+    if kind == "raise":
+        raise ValueError(f"bad task {kind}")
+    time.sleep(seconds)
+    return ("done", kind)
+
+
+def _overdue(task: tuple[str, float], seconds: float) -> tuple[str, str]:
+    return ("overdue", task[0])
+
+
+def _died(task: tuple[str, float]) -> tuple[str, str]:
+    return ("died", task[0])
+
+
+def test_a_task_past_its_deadline_fails_and_the_others_finish_on_a_fresh_worker():
+    tasks = [("stuck", 120.0), *[(f"quick-{n}", 0.1) for n in range(5)]]
+    executor = RayExecutor(2, overdue_after_s=8.0, on_overdue=_overdue, on_died=_died)
+    started = time.monotonic()
+    results = list(executor.run(tasks, _work))
+    assert time.monotonic() - started < 90  # the stuck worker was killed, not waited for
+    assert sorted(results) == sorted([("overdue", "stuck"),
+                                      *[("done", f"quick-{n}") for n in range(5)]])
+
+
+def test_a_dead_worker_fails_its_task_and_a_fresh_worker_takes_the_rest():
+    tasks = [("die", 0.0), *[(f"later-{n}", 0.05) for n in range(6)]]
+    results = list(RayExecutor(2, on_died=_died).run(tasks, _work))
+    assert ("died", "die") in results
+    assert sorted(name for _, name in results) == sorted(name for name, _ in tasks)
+    assert sum(outcome == "done" for outcome, _ in results) >= 4  # not held by the dead one
+
+
+def test_without_a_fallback_a_dead_worker_stops_the_run():
+    with pytest.raises(WorkerDiedError, match="die"):
+        list(RayExecutor(1).run([("die", 0.0)], _work))
+
+
+def test_the_works_own_error_is_raised_as_it_was():
+    with pytest.raises(ValueError, match="bad task raise"):
+        list(RayExecutor(1, on_died=_died).run([("raise", 0.0)], _work))
+
+
+def _set_prefix(prefix: str) -> None:
+    os.environ["WPS_TEST_WORKER_PREFIX"] = prefix  # process state (functions come by value)
+
+
+def _tagged(task: int) -> tuple[str | None, int, int]:
+    return os.environ.get("WPS_TEST_WORKER_PREFIX"), task, os.getpid()
+
+
+def _then(value: tuple[str | None, int, int]) -> tuple[str | None, int, int, int]:
+    return (*value, os.getpid())
+
+
+def test_workers_start_with_their_initializer_and_then_runs_on_the_results_elsewhere():
+    executor = RayExecutor(2, initializer=_set_prefix, initargs=("warm",), concurrency=2,
+                           then=_then)
+    results = list(executor.run(range(8), _tagged))
+    assert sorted(task for _, task, _, _ in results) == list(range(8))
+    assert {prefix for prefix, _, _, _ in results} == {"warm"}
+    assert len({worker for _, _, worker, _ in results}) <= 2  # two actors, each kept
+    assert all(worker != then for _, _, worker, then in results)  # a Ray task, not the actor
+
+
+def test_the_webis_benchmark_on_ray_scores_zip_pages_as_the_local_run_does(zip_dataset, tmp_path):
+    from wps.benchmark import BenchmarkOptions, run_benchmark
+
+    runs = {engine: run_benchmark(BenchmarkOptions(
+        data=zip_dataset, segmenters=["baseline", "dom-cohesion"], out=tmp_path / engine,
+        workers=2, engine=engine, progress=False)) for engine in ("local", "ray")}
+    assert runs["ray"].computed == runs["local"].computed == 4
+    scores = {engine: [{key: value for key, value in row.items() if key != "seconds"}
+                       for row in csv.DictReader((tmp_path / engine / "per-page.csv").open())]
+              for engine in runs}
+    assert scores["ray"] == scores["local"] and len(scores["ray"]) == 4 * 5  # five size functions
