@@ -152,3 +152,35 @@ def test_later_stages_fields_are_typed_fields_and_come_back_as_written(tmp_path:
     assert lines[0].segment.dup == {"cdc_dup_frac": 0.0} and "dup" not in lines[0].segment.extra
     assert lines[1].segment.kind is None
     assert _dumps([line.record() for line in lines]) == path.read_text(encoding="utf-8")
+
+
+def test_lines_read_back_are_a_page_with_their_own_segments(tmp_path: Path):
+    from wps.state import PageState
+
+    capture, segmentation = _page()
+    capture.incomplete = True
+    lines = list(read_segment_lines(write_segment_records(segment_records(capture, segmentation),
+                                                          tmp_path / "segments.jsonl")))
+    page = PageState.from_records(lines)
+    assert (page.capture.url, page.capture.page_id, page.capture.incomplete) == (
+        "https://example.org/a", "a", True)
+    assert page.segmentation.segmenter == "dom-cohesion"
+    assert [id(segment) for segment in page.segments] == [id(line.segment) for line in lines]
+    assert page.text is None and page.capture.nodes == []  # what a line cannot give back
+
+
+def test_filter_reads_a_merged_file_page_by_page(webis_page, tmp_path):
+    """Two runs of one page under other ids, in one file as a batch merges them: refiltered
+    with stricter rules, each page's lines come out as refiltering that page alone gives."""
+    wps.segment_to_directory(webis_page, tmp_path / "run")
+    lines = (tmp_path / "run" / "segments.jsonl").read_text(encoding="utf-8").splitlines()
+    pages = [[json.dumps({**json.loads(line), "doc_id": doc_id}) for line in lines]
+             for doc_id in ("first", "second")]
+    (tmp_path / "merged.jsonl").write_text("\n".join(pages[0] + pages[1]) + "\n")
+    (tmp_path / "alone.jsonl").write_text("\n".join(pages[0]) + "\n")
+    (tmp_path / "strict.toml").write_text(EVERY_RULE, encoding="utf-8")
+    for name in ("merged", "alone"):
+        assert main(["filter", str(tmp_path / f"{name}.jsonl"),
+                     "--config", str(tmp_path / "strict.toml")]) == 0
+    merged, alone = _verdicts(tmp_path / "merged.jsonl"), _verdicts(tmp_path / "alone.jsonl")
+    assert merged == alone + alone and merged != _verdicts(tmp_path / "run" / "segments.jsonl")

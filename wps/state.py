@@ -18,6 +18,7 @@ from .model import PageCapture, Segmentation
 if TYPE_CHECKING:
     from .decide.page import PageVerdict
     from .posts.records import PostStructure
+    from .records import SegmentLine
     from .text.stage import TextStageResult
 
 __all__ = ["PageState", "PipelineStep", "check_order", "run_steps"]
@@ -39,6 +40,20 @@ class PageState:
     """The posts step's records and parts (``None`` without that step)."""
     verdict: PageVerdict | None = None
     """The decision step's page verdict (``None`` without that step)."""
+
+    @classmethod
+    def from_records(cls, lines: Sequence[SegmentLine]) -> PageState:
+        """A page read back from the lines of its ``segments.jsonl`` (:mod:`wps.records`): the
+        lines' own segments, so that writing the lines back writes what steps changed, and what
+        the lines say of the capture (address, page id, whether it finished loading); no DOM
+        nodes and no text report, so only steps that need neither run on it."""
+        place = lines[0].context.fields if lines else {}
+        capture = PageCapture(url=str(place.get("url", "")), width=0, height=0, nodes=[],
+                              page_id=str(place.get("page_id", "")),
+                              incomplete=place.get("incomplete") is True)
+        segmentation = Segmentation(capture.page_id, str(place.get("segmenter", "")), 0, 0,
+                                    [line.segment for line in lines])
+        return cls(capture, segmentation)
 
     @property
     def segments(self) -> list:

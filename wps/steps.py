@@ -22,8 +22,17 @@ from .state import PageState, PipelineStep, run_steps
 if TYPE_CHECKING:
     from .segmenters import Segmenter
 
-__all__ = ["PageState", "PipelineStep", "SegmentStep", "MainTextStep", "NoiseTailStep",
-           "FilterStep", "DedupStep", "run_steps"]
+__all__ = [
+    "DedupStep",
+    "FilterStep",
+    "MainTextStep",
+    "NoiseTailStep",
+    "PageState",
+    "PipelineStep",
+    "RefilterStep",
+    "SegmentStep",
+    "run_steps",
+]
 
 
 class SegmentStep(PipelineStep):
@@ -107,6 +116,58 @@ class FilterStep(PipelineStep):
         assert page.segmentation is not None and page.text is not None  # needs
         filter_segments(page.capture, page.segmentation, page.text, self.segment_rules,
                         self.page_rules, self.options)
+
+
+class RefilterStep(PipelineStep):
+    """The segment rules of :class:`FilterStep` again, on a page read back from its lines
+    (:meth:`PageState.from_records`, ``wps filter``): the thresholds can change after the fact.
+
+    Each segment's ``stats`` must hold what the rules read (``wps filter`` recomputes the text
+    counts and checks the stored DOM shares first). A segment is judged by the main text the
+    pipeline's filters judged (before the decision cut lines); the reasons of the steps after
+    the filters stay, as the line cannot be judged again for them: the prose decision's and
+    the language filter's come from the page's capture and the run's options, de-duplication's
+    from the site's state. A segment the decision rescued is not dropped again for what its
+    rescue overrode.
+    """
+
+    name = "refilter"
+    needs = ("segmentation",)
+    adds = ("kept", "reasons")
+    drops = FilterStep.drops
+
+    def __init__(self, filters: dict[str, Any]) -> None:
+        from .filters import rules_from_config
+
+        self.segment_rules = rules_from_config(filters["segment"])
+        self.reads = sorted({key for rule in self.segment_rules
+                             for key in getattr(rule, "reads", ())})
+        """The ``stats`` keys the enabled rules read."""
+
+    def run(self, page: PageState) -> None:
+        from .decide import DecideStep
+        from .decide.step import RESCUABLE
+        from .filters import apply_rules
+        from .lang import LangStep
+
+        carried_codes = {*DecideStep.drops, *LangStep.drops, *DedupStep.drops}
+        segments = page.segments
+        trimmed = [segment.main_text for segment in segments]
+        for segment in segments:
+            if segment.main_text_untrimmed is not None:
+                segment.main_text = segment.main_text_untrimmed
+        carried = [[r for r in segment.reasons if r in carried_codes] for segment in segments]
+        apply_rules(segments, self.segment_rules)
+        for segment, main_text, reasons in zip(segments, trimmed, carried):
+            segment.main_text = main_text
+            if segment.main_text_rescued:
+                overrides = segment.rescue_overrides
+                if overrides is None:  # written before the overrides were: rescued text judged
+                    segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
+                elif set(segment.reasons) <= set(overrides):
+                    segment.reasons = []
+            segment.reasons += [r for r in reasons if r not in segment.reasons]
+            segment.kept = not segment.reasons
 
 
 class DedupStep(PipelineStep):

@@ -1,9 +1,9 @@
 """``wps filter SEGMENTS.jsonl``: re-apply the filter rules with another config, no re-render.
 
 Each line keeps its text, main text and statistics, so thresholds can change after the fact.
-Lines are read back as segments (:mod:`wps.records`) and judged by the same rules, built and
-applied the same way, as in the pipeline's filter step; every line gets fresh ``kept``/``reasons``
-(written to ``--out``, or in place). A segment is judged by its own text: counts are recomputed
+Each page's lines are read back as a page (:meth:`wps.state.PageState.from_records`) and run
+through :class:`wps.steps.RefilterStep`, the segment rules of the pipeline's filter step; every
+line gets fresh ``kept``/``reasons`` (written to ``--out``, or in place). A segment is judged by its own text: counts are recomputed
 from it, and only what needs the page's DOM is taken from the stored ``stats``, after a type and
 range check.
 """
@@ -13,11 +13,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections import Counter
+from itertools import groupby
 from pathlib import Path
 
-from ..decide.step import RESCUABLE
 from ..errors import InputFileError
-from ..model import Segment
 from ..records import SegmentLine, read_segment_lines, short_repr, write_segment_records
 from . import say
 
@@ -47,56 +46,22 @@ SHARE_TOLERANCE = 1e-9
 
 
 def refilter(lines: list[SegmentLine], config: dict) -> Counter[str]:
-    """Judge the segments of ``lines`` again by the config's segment rules, built and applied as
-    the pipeline's filter step does (:class:`wps.steps.FilterStep`).
-
-    The rules see statistics recomputed from each segment's own ``text``/``main_text`` (token
-    and character counts, C4 lines) and, of the stored ``stats``, only what needs the page's DOM
-    (shares, largest block), checked first; a segment is never judged by counts that contradict
-    its text: the main text the pipeline's filters judged (before the decision cut lines). The
-    reasons of the steps after the filters are kept (:func:`_carried_reasons`): the prose
-    decision's and the language filter's come from the page's capture and the run's options,
-    de-duplication's (``wps dedup``, ``--dedup-db``) from the site's state, which a line does
-    not carry; a segment the decision rescued is not dropped again for missing main text.
-    """
-    from ..filters import apply_rules
+    """Judge the segments of ``lines`` again by the config's segment rules: each page of the
+    file (its lines, in a row) read back as a page and run through
+    :class:`~wps.steps.RefilterStep`, on statistics recomputed from each segment's own
+    ``text``/``main_text`` (token and character counts, C4 lines) and, of the stored ``stats``,
+    only what needs the page's DOM (shares, largest block), checked first: a segment is never
+    judged by counts that contradict its text."""
     from ..filters.base import count_outcomes
-    from ..steps import FilterStep
+    from ..state import PageState, run_steps
+    from ..steps import RefilterStep
 
-    rules = FilterStep(config["filters"], config["extract"]).segment_rules
-    needed = sorted({key for rule in rules for key in getattr(rule, "reads", ())})
-    segments = [line.segment for line in lines]
-    trimmed = [segment.main_text for segment in segments]
-    for segment in segments:  # the rules judge what the pipeline's filters judged
-        if segment.main_text_untrimmed is not None:
-            segment.main_text = segment.main_text_untrimmed
+    step = RefilterStep(config["filters"])
     for line in lines:
-        line.segment.stats.update(judged_stats(line, needed))
-    carried = [_carried_reasons(line.segment) for line in lines]
-    apply_rules(segments, rules)
-    for segment, main_text in zip(segments, trimmed):
-        segment.main_text = main_text
-    for segment, reasons in zip(segments, carried):
-        if segment.main_text_rescued:
-            overrides = segment.rescue_overrides
-            if overrides is None:  # written before the overrides were: the rescued text judged
-                segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
-            elif set(segment.reasons) <= set(overrides):
-                segment.reasons = []
-        segment.reasons += [r for r in reasons if r not in segment.reasons]
-        segment.kept = not segment.reasons
-    return count_outcomes(segments)
-
-
-def _carried_reasons(segment: Segment) -> list[str]:
-    """Verdicts the rules cannot undo: those of the steps after the filters, the prose decision
-    (from the page's capture), the language filter and de-duplication (the site's state)."""
-    from ..decide import DecideStep
-    from ..lang import LangStep
-    from ..steps import DedupStep
-
-    carried = {*DecideStep.drops, *LangStep.drops, *DedupStep.drops}
-    return [r for r in segment.reasons if r in carried]
+        line.segment.stats.update(judged_stats(line, step.reads))
+    for _, page in groupby(lines, key=lambda line: line.context.fields.get("doc_id")):
+        run_steps([step], PageState.from_records(list(page)))
+    return count_outcomes([line.segment for line in lines])
 
 
 def judged_stats(line: SegmentLine, needed: list[str]) -> dict[str, float]:
@@ -106,7 +71,8 @@ def judged_stats(line: SegmentLine, needed: list[str]) -> dict[str, float]:
     from ..text.stats import DOM_COUNTS, DOM_SHARES, text_only_statistics
 
     segment, where = line.segment, line.where
-    stats = text_only_statistics(segment.main_text, segment.text)
+    judged = segment.main_text_untrimmed  # what the pipeline's filters judged, before the cut
+    stats = text_only_statistics(segment.main_text if judged is None else judged, segment.text)
     for key in needed:
         if key not in segment.stats:
             raise InputFileError(f"{where}: missing stats field {key!r}")
