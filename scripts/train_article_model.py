@@ -1,15 +1,15 @@
 #!/usr/bin/env python
-"""Train and cross-validate the article-body block model (wps/article/block-model.json).
+"""Train and cross-validate the article-body block model (wps/article_body/block-model.json).
 
 Usage: scripts/train_article_model.py --data DIR [--cache DIR] [--folds 5] [--write MODEL]
        [--report JSON]
 
-Every candidate block of a page (wps.article.blocks) is labelled by how much of its text lies in
+Every candidate block of a page (wps.article_body.blocks) is labelled by how much of its text lies in
 the page's gold article body (share of its 4-word shingles found there, >= 0.5: body). A block
 weighs its share of the page's words, so each page counts the same, as in the benchmark's metric.
 K-fold over pages (seeded): the model is fitted on the training folds' pages only, the held-out
 fold's pages are predicted (threshold fixed at 0.5, with the packaged fallback to the default
-run, wps.article.body) and scored with the benchmark's metric; the figures printed per fold and
+run, wps.article_body.body) and scored with the benchmark's metric; the figures printed per fold and
 pooled are held-out ones. ``--write`` then fits the model on all pages and writes it with the
 held-out figures.
 Pages are read from the benchmark's HTML rendered by Chromium (the cached captures' dom.html,
@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from wps.article.blocks import FEATURES
+from wps.article_body.blocks import FEATURES
 from wps.benchmark.article_training import (PARAMS, SEED, THRESHOLD, fit, fit_block_model, page_rows,
                                predict, score_predictions, split, texts_at)
 from wps.benchmark.articles import load_benchmark

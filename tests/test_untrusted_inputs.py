@@ -195,7 +195,7 @@ def test_a_kept_that_is_not_a_boolean_is_refused(command, tmp_path, capsys):
 
 
 def test_score_jsonl_checks_the_lines_too(tmp_path):
-    from wps.detect.jsonl import score_jsonl
+    from wps.detector.jsonl import score_jsonl
 
     path = _jsonl(tmp_path / "segments.jsonl", _line(text=None))
     with pytest.raises(InputFileError, match="segments.jsonl:1: missing field 'text'"):

@@ -85,7 +85,7 @@ class NoiseTailStep(PipelineStep):
     adds = ("noise_tail",)
 
     def __init__(self, model: str | Path) -> None:
-        from .noise import NoiseTailCutter
+        from .noise_tail import NoiseTailCutter
 
         self.cutter = NoiseTailCutter(model)
 

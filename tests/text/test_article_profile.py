@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from wps.article.blocks import FEATURES, block_features, extract_runs, walk_blocks
-from wps.article.body import article_body, choose_blocks
-from wps.article.model import BlockModel, load_block_model, using_block_model
+from wps.article_body.blocks import FEATURES, block_features, extract_runs, walk_blocks
+from wps.article_body.body import article_body, choose_blocks
+from wps.article_body.model import BlockModel, load_block_model, using_block_model
 from wps.benchmark.articles import load_benchmark, page_counts, read_html, without_scripts
 from wps.cli import main
 from wps.config import load_config, profile_config

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..datasets.published import SIZE_FUNCTION_ORDER
+from ..published.published import SIZE_FUNCTION_ORDER
 from .store import BASELINE_SUBSTITUTE, MISSING, OWN, PageResult
 
 __all__ = ["SizeFunctionSummary", "SegmenterSummary", "resolve_rows", "aggregate", "f_star",

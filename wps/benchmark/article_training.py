@@ -1,7 +1,7 @@
 """Training data and fitting of the article-body block model (``scripts/train_article_model.py``),
-on the article benchmark's pages (:mod:`.article_data`); the model itself is :mod:`wps.article`.
+on the article benchmark's pages (:mod:`.article_data`); the model itself is :mod:`wps.article_body`.
 
-Every candidate block of a page (:mod:`wps.article.blocks`) is labelled by how much of its text
+Every candidate block of a page (:mod:`wps.article_body.blocks`) is labelled by how much of its text
 lies in the page's gold article body (share of its 4-word shingles found there, >= 0.5: body). A
 block weighs its share of the page's words, so each page counts the same, as in the benchmark's
 metric. Needs scikit-learn (the ``ml`` extra); the packaged model itself does not.
@@ -14,9 +14,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from ..article.blocks import FEATURES, PageRuns, block_features, extract_runs
-from ..article.body import choose_blocks
-from ..article.model import BlockModel
+from ..article_body.blocks import FEATURES, PageRuns, block_features, extract_runs
+from ..article_body.body import choose_blocks
+from ..article_body.model import BlockModel
 from .article_data import (
     load_benchmark,
     read_html,
@@ -106,7 +106,7 @@ def predict(model: Any, pages: dict[str, dict[str, Any]], keys: list[str],
 
 def texts_at(pages: dict[str, dict[str, Any]], probabilities: dict[str, list[float]],
              threshold: float) -> dict[str, dict[str, str]]:
-    """Each page's body as the packaged decision takes it (wps.article.body.choose_blocks)."""
+    """Each page's body as the packaged decision takes it (wps.article_body.body.choose_blocks)."""
     out = {}
     for key, probs in probabilities.items():
         page = pages[key]

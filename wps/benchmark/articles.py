@@ -220,7 +220,7 @@ def _block_model(model: Any) -> AbstractContextManager[Any]:
     """The fold's block model in use while a page is judged (none: the packaged one)."""
     if model is None:
         return nullcontext()
-    from ..article.model import using_block_model
+    from ..article_body.model import using_block_model
 
     return using_block_model(model)
 

@@ -114,7 +114,7 @@ def prepare_pages(pages: list[DevPage], configs: dict[str, dict[str, Any]],
 
 def detector_text(segments: list[Segment], posts_aside: bool = False) -> str:
     """The detector's input: the kept segments' ``main_text`` (``text`` where it is empty), in
-    file order (what ``wps/detect/jsonl.py`` scores). ``posts_aside``: without the pieces of
+    file order (what ``wps/detector/jsonl.py`` scores). ``posts_aside``: without the pieces of
     posts (comments, answers), which the detector keeps by design and an article reference
     leaves out."""
     return "\n".join(segment.main_text if segment.main_text.strip() else segment.text

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..datasets.published import PUBLISHED_TABLES, SIZE_FUNCTION_ORDER, PublishedScore
+from ..published.published import PUBLISHED_TABLES, SIZE_FUNCTION_ORDER, PublishedScore
 from ..files import write_text_atomic
 from .aggregate import SegmenterSummary
 from .store import PageResult

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..datasets.published import SIZE_FUNCTION_ORDER
+from ..published.published import SIZE_FUNCTION_ORDER
 from ..errors import SegmentationError, UnknownSegmenterError, UsageError
 from ..executor import Executor, InProcessExecutor, LocalExecutor, RayExecutor
 from ..files import check_output_folder, write_text_atomic

@@ -40,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..detect import BinocularsScorer, score_jsonl
-    from ..detect.jsonl import check_segments_file
+    from ..detector import BinocularsScorer, score_jsonl
+    from ..detector.jsonl import check_segments_file
     from ..errors import UsageError
 
     check_segments_file(args.segments, args.out)

@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
     from ..files import check_replaceable_folder
-    from ..noise import NoiseClassifier, load_labelled_jsonl
+    from ..noise_tail import NoiseClassifier, load_labelled_jsonl
 
     if args.hidden_units < 1 or args.max_iterations < 1:
         raise UsageError("--hidden-units and --max-iterations must be positive")

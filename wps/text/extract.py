@@ -1,5 +1,5 @@
 """Main-text extraction: one interface over Trafilatura, the NewsFeed DOM heuristic and the
-article-body decision (``article``: trafilatura runs combined by a small model, :mod:`wps.article`).
+article-body decision (``article``: trafilatura runs combined by a small model, :mod:`wps.article_body`).
 
 Segments are later aligned to the extracted text by text, never by ids (trafilatura rewrites the
 tree), so an extractor only has to return its main-text blocks in reading order.
@@ -114,9 +114,9 @@ def _own_text(element: Any) -> str:
 
 
 def _article(html: str, url: str | None, options: ExtractOptions) -> MainText:
-    """The article-body decision (:mod:`wps.article`): trafilatura's recall, default and
+    """The article-body decision (:mod:`wps.article_body`): trafilatura's recall, default and
     precision runs (comments off) combined block by block by the packaged model."""
-    from ..article.body import article_body
+    from ..article_body.body import article_body
 
     body = article_body(html, url)
     return MainText("article", [MainBlock("main", block.kind if block.kind in LEAF_TAGS else "p",

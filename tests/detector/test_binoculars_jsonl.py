@@ -39,7 +39,7 @@ def _read(path: Path) -> list[dict]:
 
 
 def test_round_trip_scores_main_text_first(scorer, tmp_path: Path) -> None:
-    from wps.detect import score_jsonl
+    from wps.detector import score_jsonl
 
     path = tmp_path / "segments.jsonl"
     _write(path)
@@ -61,7 +61,7 @@ def test_round_trip_scores_main_text_first(scorer, tmp_path: Path) -> None:
 
 
 def test_bad_lines_leave_no_output(scorer, tmp_path: Path) -> None:
-    from wps.detect import score_jsonl
+    from wps.detector import score_jsonl
 
     path = tmp_path / "segments.jsonl"
     path.write_text(json.dumps(LINES[0]) + "\n{broken\n", encoding="utf-8")

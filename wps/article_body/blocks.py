@@ -2,7 +2,7 @@
 
 Trafilatura is run three ways on the same HTML (comments off): ``favor_recall`` gives the candidate
 blocks (with its links marked), the default and ``favor_precision`` runs vote on them. Each block
-then carries features a small model reads (:mod:`wps.article.model`): which runs keep it, its tag,
+then carries features a small model reads (:mod:`wps.article_body.model`): which runs keep it, its tag,
 length, link share, punctuation, where it lies relative to the precision run's body, and the same
 facts about its neighbours. No rendering is needed: the evidence comes from the DOM the extractor
 reads.

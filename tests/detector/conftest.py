@@ -22,7 +22,7 @@ def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def scorer(tiny_models: tuple[Path, Path]):
-    from wps.detect import BinocularsScorer
+    from wps.detector import BinocularsScorer
 
     observer, performer = tiny_models
     return BinocularsScorer(observer, performer, device="cpu", batch_size=3)

@@ -1,6 +1,6 @@
 """Which candidate blocks form the article body (the ``article`` extractor).
 
-Every candidate block (:func:`wps.article.blocks.extract_runs`) gets the packaged model's
+Every candidate block (:func:`wps.article_body.blocks.extract_runs`) gets the packaged model's
 probability of being body text; blocks at or above the model's threshold are the body. One guard
 keeps a wrong model decision from emptying a page: when the chosen blocks hold less than
 :data:`FALLBACK_SHARE` of the words the default trafilatura run found, the body is the default

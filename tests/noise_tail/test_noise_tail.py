@@ -12,7 +12,7 @@ import pytest
 from wps.cli import main
 from wps.errors import InputFileError, ModelError
 from wps.model import Segment
-from wps.noise import (
+from wps.noise_tail import (
     NoiseClassifier,
     NoiseTailCutter,
     boundary_index,

@@ -74,7 +74,7 @@ def test_empty_and_short_texts_are_skipped(scorer) -> None:
 
 
 def test_long_texts_are_truncated_at_max_tokens(scorer, tiny_models) -> None:
-    from wps.detect import BinocularsScorer
+    from wps.detector import BinocularsScorer
 
     long_text = " ".join(["the river and the valley"] * 130)  # 650 tokens
     result = scorer.score_texts([long_text])[0]
@@ -91,7 +91,7 @@ def test_long_texts_are_truncated_at_max_tokens(scorer, tiny_models) -> None:
 
 
 def test_modes_and_bad_paths(tiny_models, tmp_path: Path) -> None:
-    from wps.detect import THRESHOLDS, BinocularsScorer
+    from wps.detector import THRESHOLDS, BinocularsScorer
 
     observer, performer = tiny_models
     scorer = BinocularsScorer(observer, performer, device="cpu", mode="accuracy")
@@ -109,7 +109,7 @@ def test_modes_and_bad_paths(tiny_models, tmp_path: Path) -> None:
 
 
 def test_bfloat16_scores_follow_float32(scorer, tiny_models) -> None:
-    from wps.detect import BinocularsScorer
+    from wps.detector import BinocularsScorer
 
     half = BinocularsScorer(*tiny_models, device="cpu", dtype="bfloat16", batch_size=3)
     full = [r.score for r in scorer.score_texts(TEXTS)]
@@ -122,7 +122,7 @@ def test_mismatched_vocabularies_and_missing_cuda(tiny_models, tmp_path: Path) -
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    from wps.detect import BinocularsScorer
+    from wps.detector import BinocularsScorer
 
     core = Tokenizer(models.WordLevel(vocab={"[UNK]": 0, EOS: 1, "other": 2}, unk_token="[UNK]"))
     core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()

@@ -1,7 +1,7 @@
 """The article-body block model: a small gradient-boosted tree ensemble stored as JSON.
 
 ``scripts/train_article_model.py`` trains it with scikit-learn on the article benchmark's
-training folds and writes ``wps/article/block-model.json``; here it is evaluated in plain Python,
+training folds and writes ``wps/article_body/block-model.json``; here it is evaluated in plain Python,
 so scikit-learn is not needed at run time and no pickle is ever loaded.
 """
 
@@ -105,10 +105,10 @@ def load_block_model(path: str | Path | None = None) -> BlockModel:
 @lru_cache(maxsize=1)
 def _packaged() -> BlockModel:
     try:
-        text = resources.files("wps.article").joinpath(MODEL_FILE).read_text(encoding="utf-8")
+        text = resources.files("wps.article_body").joinpath(MODEL_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
         from ..errors import InputFileError
 
-        raise InputFileError(f"wps/article/{MODEL_FILE} is missing from the installed package "
+        raise InputFileError(f"wps/article_body/{MODEL_FILE} is missing from the installed package "
                              "(the article profile needs it)") from None
     return BlockModel.from_json(json.loads(text))
