@@ -98,3 +98,36 @@ def test_forkserver_workers_start_preloaded_with_the_parents_environment(tmp_pat
     monkeypatch.chdir(tmp_path)
     assert list(executor.run([0], _where)) == [
         ("set after the server started", str(tmp_path), True)]
+
+
+def _chunk_work(tasks: list[tuple[str, float]]) -> list[tuple[str, str]]:
+    """Does its tasks one after the other; a ``waits`` task pauses its clock while it sleeps
+    (waiting for another task of its call, not stuck)."""
+    from wps.executor.chunked import report
+
+    results = []
+    for kind, seconds in tasks:
+        report("start", kind)
+        if kind.startswith("waits"):
+            report("pause", kind)
+        time.sleep(seconds)
+        result = ("done", kind)
+        report("done", result)
+        results.append(result)
+    return results
+
+
+def test_chunked_tasks_count_one_by_one_each_with_its_deadline():
+    from wps.executor import ChunkedLocalExecutor
+
+    tasks = [("quick-0", 0.1), ("stuck", 120.0), ("quick-1", 0.1), ("waits", 10.0),
+             *[(f"quick-{n}", 0.1) for n in range(2, 6)]]
+    executor = ChunkedLocalExecutor(2, 2, overdue_after_s=6.0, on_overdue=_overdue,
+                                    on_died=_died, key=lambda task: task[0],
+                                    result_key=lambda result: result[1])
+    started = time.monotonic()
+    results = list(executor.run(tasks, _chunk_work))
+    assert time.monotonic() - started < 90  # the stuck worker was stopped, not waited for
+    assert sorted(results) == sorted([("overdue", "stuck"), ("done", "waits"),
+                                      *[("done", f"quick-{n}") for n in range(6)]])
+    assert results.index(("done", "quick-0")) < results.index(("overdue", "stuck"))  # as it came

@@ -25,23 +25,20 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..deadline import Deadline
 
 from ..capture import Browser, CaptureOptions, discard_screenshot
 from ..errors import WpsError
+from ..executor.chunked import report
 from ..files import TERMINATED_EXIT, Terminated, remove_own_temporaries
 from ..model import PageCapture, StoredPage
 from ..pipeline import PageResult, PipelineOptions
 from .orphan import watch_parent
 
 _BROWSER: Browser | None = None
-_EVENTS: Any = None
-"""The driver's queue of page events (chunks of pages per call): ``("start", out_dir)`` when a
-page starts rendering, ``("rendered", out_dir)`` when its capture ended, ``("segmenting",
-out_dir)`` when the steps after it start, ``("done", outcome)`` when it is finished."""
 _IN_PAGE = False
 """Whether this worker is inside a page (SIGTERM unwinds it) or waiting for one (SIGTERM exits)."""
 _WARM = False
@@ -109,14 +106,12 @@ def warm_up_once(pipeline: PipelineOptions) -> None:
         _WARM = True
 
 
-def init_worker(events: Any = None, pipeline: PipelineOptions | None = None) -> None:
+def init_worker(pipeline: PipelineOptions | None = None) -> None:
     """Pool initializer: SIGTERM ends the worker cleanly; Ctrl-C is the parent's to handle.
-    ``events``: where :func:`run_chunk_in_worker` reports each page. ``pipeline``: warmed up
+    ``pipeline``: warmed up
     here, before the worker takes its first page, so that the page's clock (the parent's
     watchdog's too) does not run during the imports (a failed warm-up is tried again, and
     fails, inside the first page)."""
-    global _EVENTS
-    _EVENTS = events
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     parent = multiprocessing.parent_process()
@@ -161,15 +156,15 @@ def _exit_terminated() -> None:
 
 def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOutcome]:
     """:func:`run_pages` over a chunk of pages in a pool worker (SIGTERM as in
-    :func:`run_in_worker`); each page's start and outcome also go to the driver's events
-    queue as they happen."""
+    :func:`run_in_worker`); each page's start, progress and outcome also go to the driver as
+    they happen (:func:`wps.executor.chunked.report`)."""
     global _IN_PAGE
     pending = iter(tasks)
 
     def next_task() -> PageTask | None:
         task = next(pending, None)
-        if task is not None and _EVENTS is not None:
-            _EVENTS.put(("start", task.out_dir))
+        if task is not None:
+            report("start", task.out_dir)
         return task
 
     try:
@@ -180,8 +175,7 @@ def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOut
         outcomes = []
         for outcome in run_pages(next_task, lambda: False, browser, concurrency,
                                  report=_report_event):
-            if _EVENTS is not None:
-                _EVENTS.put(("done", outcome))
+            report("done", outcome)
             outcomes.append(outcome)
         return outcomes
     except Terminated:
@@ -190,9 +184,12 @@ def run_chunk_in_worker(tasks: list[PageTask], concurrency: int) -> list[PageOut
         _IN_PAGE = False
 
 
+PAGE_PROGRESS = {"rendered": "pause", "segmenting": "resume"}
+"""A page rendered waits for an earlier page's steps (not stuck); its steps run on its clock."""
+
+
 def _report_event(kind: str, task: PageTask) -> None:
-    if _EVENTS is not None:
-        _EVENTS.put((kind, task.out_dir))
+    report(PAGE_PROGRESS[kind], task.out_dir)
 
 
 def run_pages(next_task: Callable[[], PageTask | None], more: Callable[[], bool],
