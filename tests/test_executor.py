@@ -8,31 +8,16 @@ import time
 from contextlib import contextmanager
 
 import pytest
+from executor_tasks import died, overdue, work
 
 from wps.executor import InProcessExecutor, ListQueue, LocalExecutor, WorkerDiedError
 
 
-def _work(task: tuple[str, float]) -> tuple[str, str]:
-    kind, seconds = task
-    if kind == "die":
-        os._exit(3)
-    time.sleep(seconds)
-    return ("done", kind)
-
-
-def _overdue(task: tuple[str, float], seconds: float) -> tuple[str, str]:
-    return ("overdue", task[0])
-
-
-def _died(task: tuple[str, float]) -> tuple[str, str]:
-    return ("died", task[0])
-
-
 def test_a_task_past_its_deadline_fails_and_the_others_finish_in_a_fresh_pool():
     tasks = [("stuck", 120.0), *[(f"quick-{n}", 0.1) for n in range(5)]]
-    executor = LocalExecutor(2, overdue_after_s=8.0, on_overdue=_overdue, on_died=_died)
+    executor = LocalExecutor(2, overdue_after_s=8.0, on_overdue=overdue, on_died=died)
     started = time.monotonic()
-    results = list(executor.run(tasks, _work))
+    results = list(executor.run(tasks, work))
     assert time.monotonic() - started < 90  # the stuck worker was stopped, not waited for
     assert sorted(results) == sorted([("overdue", "stuck"),
                                       *[("done", f"quick-{n}") for n in range(5)]])
@@ -40,7 +25,7 @@ def test_a_task_past_its_deadline_fails_and_the_others_finish_in_a_fresh_pool():
 
 def test_a_dead_worker_fails_its_task_and_a_fresh_pool_takes_the_rest():
     tasks = [("die", 0.0), *[(f"later-{n}", 0.05) for n in range(6)]]
-    results = list(LocalExecutor(2, on_died=_died).run(tasks, _work))
+    results = list(LocalExecutor(2, on_died=died).run(tasks, work))
     assert ("died", "die") in results
     assert sorted(name for _, name in results) == sorted(name for name, _ in tasks)
     assert sum(outcome == "done" for outcome, _ in results) >= 3  # not in flight at the death
@@ -48,7 +33,7 @@ def test_a_dead_worker_fails_its_task_and_a_fresh_pool_takes_the_rest():
 
 def test_without_a_fallback_a_dead_worker_stops_the_run():
     with pytest.raises(WorkerDiedError, match="die"):
-        list(LocalExecutor(1).run([("die", 0.0)], _work))
+        list(LocalExecutor(1).run([("die", 0.0)], work))
 
 
 def test_in_process_tasks_hold_what_they_prepared_only_while_they_run():
@@ -100,7 +85,7 @@ def test_forkserver_workers_start_preloaded_with_the_parents_environment(tmp_pat
         ("set after the server started", str(tmp_path), True)]
 
 
-def _chunk_work(tasks: list[tuple[str, float]]) -> list[tuple[str, str]]:
+def _chunkwork(tasks: list[tuple[str, float]]) -> list[tuple[str, str]]:
     """Does its tasks one after the other; a ``waits`` task pauses its clock while it sleeps
     (waiting for another task of its call, not stuck)."""
     from wps.executor.chunked import report
@@ -122,11 +107,11 @@ def test_chunked_tasks_count_one_by_one_each_with_its_deadline():
 
     tasks = [("quick-0", 0.1), ("stuck", 120.0), ("quick-1", 0.1), ("waits", 10.0),
              *[(f"quick-{n}", 0.1) for n in range(2, 6)]]
-    executor = ChunkedLocalExecutor(2, 2, overdue_after_s=6.0, on_overdue=_overdue,
-                                    on_died=_died, key=lambda task: task[0],
+    executor = ChunkedLocalExecutor(2, 2, overdue_after_s=6.0, on_overdue=overdue,
+                                    on_died=died, key=lambda task: task[0],
                                     result_key=lambda result: result[1])
     started = time.monotonic()
-    results = list(executor.run(tasks, _chunk_work))
+    results = list(executor.run(tasks, _chunkwork))
     assert time.monotonic() - started < 90  # the stuck worker was stopped, not waited for
     assert sorted(results) == sorted([("overdue", "stuck"), ("done", "waits"),
                                       *[("done", f"quick-{n}") for n in range(6)]])

@@ -8,7 +8,9 @@ import os
 import sys
 import time
 
+import executor_tasks
 import pytest
+from executor_tasks import died, overdue, work
 
 from wps.executor import RayExecutor, WorkerDiedError
 
@@ -18,40 +20,25 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    """One local Ray for the module; the workers get this module's functions by value (it is not
-    importable from their folder)."""
+    """One local Ray for the module; the workers get the tasks' functions by value (their
+    modules are not importable from the workers' folder)."""
     from wps.executor.ray import import_ray
 
     ray = import_ray(local=True)
     ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    for module in (sys.modules[__name__], executor_tasks):
+        ray.cloudpickle.register_pickle_by_value(module)
     yield ray
     ray.shutdown()
 
 
-def _work(task: tuple[str, float]) -> tuple[str, str]:
-    kind, seconds = task
-    if kind == "die":
-        os._exit(3)
-    if kind == "raise":
-        raise ValueError(f"bad task {kind}")
-    time.sleep(seconds)
-    return ("done", kind)
-
-
-def _overdue(task: tuple[str, float], seconds: float) -> tuple[str, str]:
-    return ("overdue", task[0])
-
-
-def _died(task: tuple[str, float]) -> tuple[str, str]:
-    return ("died", task[0])
 
 
 def test_a_task_past_its_deadline_fails_and_the_others_finish_on_a_fresh_worker():
     tasks = [("stuck", 120.0), *[(f"quick-{n}", 0.1) for n in range(5)]]
-    executor = RayExecutor(2, overdue_after_s=8.0, on_overdue=_overdue, on_died=_died)
+    executor = RayExecutor(2, overdue_after_s=8.0, on_overdue=overdue, on_died=died)
     started = time.monotonic()
-    results = list(executor.run(tasks, _work))
+    results = list(executor.run(tasks, work))
     assert time.monotonic() - started < 90  # the stuck worker was killed, not waited for
     assert sorted(results) == sorted([("overdue", "stuck"),
                                       *[("done", f"quick-{n}") for n in range(5)]])
@@ -59,7 +46,7 @@ def test_a_task_past_its_deadline_fails_and_the_others_finish_on_a_fresh_worker(
 
 def test_a_dead_worker_fails_its_task_and_a_fresh_worker_takes_the_rest():
     tasks = [("die", 0.0), *[(f"later-{n}", 0.05) for n in range(6)]]
-    results = list(RayExecutor(2, on_died=_died).run(tasks, _work))
+    results = list(RayExecutor(2, on_died=died).run(tasks, work))
     assert ("died", "die") in results
     assert sorted(name for _, name in results) == sorted(name for name, _ in tasks)
     assert sum(outcome == "done" for outcome, _ in results) >= 4  # not held by the dead one
@@ -67,12 +54,12 @@ def test_a_dead_worker_fails_its_task_and_a_fresh_worker_takes_the_rest():
 
 def test_without_a_fallback_a_dead_worker_stops_the_run():
     with pytest.raises(WorkerDiedError, match="die"):
-        list(RayExecutor(1).run([("die", 0.0)], _work))
+        list(RayExecutor(1).run([("die", 0.0)], work))
 
 
 def test_the_works_own_error_is_raised_as_it_was():
     with pytest.raises(ValueError, match="bad task raise"):
-        list(RayExecutor(1, on_died=_died).run([("raise", 0.0)], _work))
+        list(RayExecutor(1, on_died=died).run([("raise", 0.0)], work))
 
 
 def _set_prefix(prefix: str) -> None:

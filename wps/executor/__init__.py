@@ -14,7 +14,15 @@ queue for the next pool.
 """
 
 from ..errors import WorkerDiedError
-from .base import Executor, InProcessExecutor, ListQueue, Prepare, TaskQueue, as_queue
+from .base import (
+    Executor,
+    InProcessExecutor,
+    ListQueue,
+    Prepare,
+    TaskQueue,
+    WorkerPool,
+    as_queue,
+)
 from .chunked import ChunkedLocalExecutor
 from .local import (
     OVERDUE_STOP_S,
@@ -25,6 +33,6 @@ from .local import (
 )
 from .ray import RayExecutor
 
-__all__ = ["OVERDUE_STOP_S", "ChunkedLocalExecutor", "Executor", "InProcessExecutor", "ListQueue", "LocalExecutor",
-           "Prepare", "RayExecutor", "TaskQueue", "WorkerDiedError", "as_queue",
-           "reporting_pool", "stop_workers", "worker_context"]
+__all__ = ["OVERDUE_STOP_S", "ChunkedLocalExecutor", "Executor", "InProcessExecutor",
+           "ListQueue", "LocalExecutor", "Prepare", "RayExecutor", "TaskQueue", "WorkerDiedError",
+           "WorkerPool", "as_queue", "reporting_pool", "stop_workers", "worker_context"]

@@ -7,8 +7,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
+
+from ..errors import WorkerDiedError
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -101,3 +103,29 @@ class InProcessExecutor(Generic[Task, Result]):
             queue.finished(task)
 
 
+
+
+@dataclass(slots=True)
+class WorkerPool(Generic[Task, Result]):
+    """What the executors of several workers share: how many, a task's deadline and what an
+    overdue task or one whose worker died gives (without ``on_died``: :class:`WorkerDiedError`
+    is raised), what this process holds while a task is in flight, and each worker's
+    ``initializer(*initargs)``."""
+
+    workers: int
+    overdue_after_s: float | None = None
+    on_overdue: Callable[[Any, float], Result] | None = None
+    on_died: Callable[[Any], Result] | None = None
+    prepare: Prepare | None = None
+    initializer: Callable[..., None] | None = None
+    initargs: tuple[Any, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.overdue_after_s is not None and self.on_overdue is None:
+            raise TypeError(f"{type(self).__name__}: overdue_after_s needs on_overdue")
+
+    def died(self, task: Task, cause: str = "") -> Result:
+        """The result of a task whose worker died."""
+        if self.on_died is None:
+            raise WorkerDiedError(f"{task}: a worker died while it held the task{cause}")
+        return self.on_died(task)

@@ -12,10 +12,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from ..errors import WorkerDiedError
-from .base import Prepare, TaskQueue, as_queue
+from .base import TaskQueue, WorkerPool, as_queue
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -31,7 +30,7 @@ OVERDUE_STOP_S = 3.0
 
 
 @dataclass(slots=True)
-class LocalExecutor(Generic[Task, Result]):
+class LocalExecutor(WorkerPool[Task, Result]):
     """A pool of ``workers`` spawned processes on this machine; ``work`` must be a top-level
     function (it is pickled by name).
 
@@ -48,13 +47,6 @@ class LocalExecutor(Generic[Task, Result]):
     reports is overdue :data:`WORKER_START_S` later.
     """
 
-    workers: int
-    overdue_after_s: float | None = None
-    on_overdue: Callable[[Any, float], Result] | None = None
-    on_died: Callable[[Any], Result] | None = None
-    prepare: Prepare | None = None
-    initializer: Callable[..., None] | None = None
-    initargs: tuple[Any, ...] = field(default_factory=tuple)
     start_method: str | None = "spawn"
     """How workers start: ``spawn`` (a fresh interpreter: nothing of this process's state, no
     threads' locks); ``forkserver`` (forked from a fresh interpreter that imported ``preload``
@@ -63,10 +55,6 @@ class LocalExecutor(Generic[Task, Result]):
     segmenters)."""
     preload: tuple[str, ...] = ()
     """Modules the fork server imports once for all workers (``forkserver`` only)."""
-
-    def __post_init__(self) -> None:
-        if self.overdue_after_s is not None and self.on_overdue is None:
-            raise TypeError("LocalExecutor: overdue_after_s needs on_overdue")
 
     def run(self, tasks: Iterable[Task] | TaskQueue[Task],
             work: Callable[[Any], Result]) -> Iterator[Result]:
@@ -105,7 +93,7 @@ class LocalExecutor(Generic[Task, Result]):
                         result = future.result()
                     except BrokenProcessPool:
                         broken = True
-                        result = self._died(task)
+                        result = self.died(task)
                     yield result
                 if overdue and not broken:
                     stop_workers(pool, OVERDUE_STOP_S)
@@ -122,7 +110,7 @@ class LocalExecutor(Generic[Task, Result]):
                         try:
                             result = future.result(timeout=0)
                         except Exception:  # noqa: BLE001 - whatever it was, the worker is gone
-                            result = self._died(task)
+                            result = self.died(task)
                         yield result
                     return
         finally:
@@ -164,10 +152,6 @@ class LocalExecutor(Generic[Task, Result]):
                 overdue.append(future)
         return overdue
 
-    def _died(self, task: Task) -> Result:
-        if self.on_died is None:
-            raise WorkerDiedError(f"{task}: a worker process died while it held the task")
-        return self.on_died(task)
 
 
 WORKER_START_S = 120.0

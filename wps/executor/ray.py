@@ -23,8 +23,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from ..errors import MissingDependencyError, WorkerDiedError
-from .base import Prepare, TaskQueue, as_queue
+from ..errors import MissingDependencyError
+from .base import TaskQueue, WorkerPool, as_queue
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -66,7 +66,7 @@ class _InFlight(Generic[Task]):
 
 
 @dataclass(slots=True)
-class RayExecutor(Generic[Task, Result]):
+class RayExecutor(WorkerPool[Task, Result]):
     """``workers`` Ray actors; ``work``, ``then`` and the initializer must be top-level functions
     of an importable module (pickled by name).
 
@@ -78,23 +78,12 @@ class RayExecutor(Generic[Task, Result]):
     the local executors.
     """
 
-    workers: int
-    overdue_after_s: float | None = None
-    on_overdue: Callable[[Any, float], Result] | None = None
-    on_died: Callable[[Any], Result] | None = None
-    prepare: Prepare | None = None
-    initializer: Callable[..., None] | None = None
-    initargs: tuple[Any, ...] = field(default_factory=tuple)
     concurrency: int = 1
     """Tasks a worker runs at once (threads of one actor)."""
     then: Callable[[Any], Result] | None = None
     cpus: float = 1.0
     """CPUs a worker and a ``then`` task each reserve."""
     address: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.overdue_after_s is not None and self.on_overdue is None:
-            raise TypeError("RayExecutor: overdue_after_s needs on_overdue")
 
     def run(self, tasks: Iterable[Task] | TaskQueue[Task],
             work: Callable[[Any], Result]) -> Iterator[Result]:
@@ -203,7 +192,7 @@ class _Schedule(Generic[Task, Result]):
         for task in held:
             self.queue.finished(task)
         for task in [flight.task, *held]:
-            yield self._died(task, died)
+            yield self.executor.died(task, f" ({_first_line(died)})")
 
     def _overdue(self) -> Iterator[Result]:
         limit = self.executor.overdue_after_s
@@ -246,12 +235,6 @@ class _Schedule(Generic[Task, Result]):
             self.ray.cancel(ref, force=True)
         else:
             self.ray.cancel(ref)
-
-    def _died(self, task: Task, err: Exception) -> Result:
-        if self.executor.on_died is None:
-            raise WorkerDiedError(f"{task}: a Ray worker died while it held the task "
-                                  f"({_first_line(err)})")
-        return self.executor.on_died(task)
 
 
 def _actor_died(ray: Any, call: Any) -> bool:

@@ -1,0 +1,26 @@
+"""Tasks for the executor tests, in a module of their own: a worker process imports them by name
+(spawned pool workers) or gets them by value (Ray)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+def work(task: tuple[str, float]) -> tuple[str, str]:
+    """``("die", _)`` ends the worker, ``("raise", _)`` fails, any other sleeps its seconds."""
+    kind, seconds = task
+    if kind == "die":
+        os._exit(3)
+    if kind == "raise":
+        raise ValueError(f"bad task {kind}")
+    time.sleep(seconds)
+    return ("done", kind)
+
+
+def overdue(task: tuple[str, float], seconds: float) -> tuple[str, str]:
+    return ("overdue", task[0])
+
+
+def died(task: tuple[str, float]) -> tuple[str, str]:
+    return ("died", task[0])
