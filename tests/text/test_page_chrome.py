@@ -159,3 +159,33 @@ def test_post_list_names():
     assert is_post_list({"class": "comments-area"}) and is_post_list({"id": "reviews"})
     assert not is_post_list({"class": "blog_post-wrapper"})  # one post's wrapper, not a list
     assert not is_post_list({"class": "comment-body"})
+
+
+PAYWALLED_LEDE = (
+    "<div class='paywall'><p>Subscribers, log in to read on.</p><form><input type='email'>"
+    "<input type='password'><button>Log in</button></form></div>"
+    f"<main><h1>Baking rye at home</h1><p>{ARTICLE}</p></main>")
+DECLARATIONS = {
+    "og:type article": "<meta property='og:type' content='article'>",
+    "JSON-LD NewsArticle": ("<script type='application/ld+json'>{\"@context\": "
+                            "\"https://schema.org\", \"@graph\": [{\"@type\": \"WebPage\"}, "
+                            "{\"@type\": \"NewsArticle\", \"headline\": \"Rye\"}]}</script>"),
+    "og:type website": "<meta property='og:type' content='website'>",
+}
+
+
+@pytest.mark.parametrize("declared", sorted(DECLARATIONS))
+def test_a_short_story_behind_a_login_form_is_kept_where_the_page_declares_an_article(
+        text_browser, tmp_path, declared):
+    """A story's lede (under 150 words) under "log in to read on": a login page by its prose
+    alone, an article where the page says it is one."""
+    page = tmp_path / "story.html"
+    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>Rye</title>"
+                    f"{DECLARATIONS[declared]}</head><body>{PAYWALLED_LEDE}</body></html>",
+                    encoding="utf-8")
+    result = run(text_browser.capture(str(page)))
+    if declared == "og:type website":
+        assert result.verdict.reasons == ["login_form"] and kept_text(result) == ""
+    else:
+        assert result.verdict.is_article
+        assert SENTENCES[0] in kept_text(result)

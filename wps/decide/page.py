@@ -71,6 +71,13 @@ dev pages (nonarticle-dev's login pages, the only pages with a password box in t
 news articles are longer."""
 
 
+MIN_DECLARED_ARTICLE_WORDS = 50
+"""Prose words (before and after the password box together) that make a page which declares
+itself an article (``og:type``, JSON-LD) an article under a login form: a story's lede shown above
+"log in to read on". No login page of the dev sets declares itself an article (nonarticle-dev:
+the 13 pages with a password box say ``website``, ``product`` or nothing)."""
+
+
 def login_form_node(capture: PageCapture) -> int | None:
     """The first visible password box (the capture holds visible nodes only) outside the page
     chrome, or ``None``."""

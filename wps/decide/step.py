@@ -7,6 +7,7 @@ from typing import Any
 
 from ..model import PageCapture, Segment
 from ..page.boilerplate import is_notice, is_statistics
+from ..page.declared import declares_article
 from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..state import PageState, PipelineStep
 from ..text.sentences import ends_sentence, sentence_share
@@ -16,6 +17,7 @@ from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines, squeez
 from .page import (
     MIN_ARTICLE_ABOVE_LOGIN_WORDS,
     MIN_ARTICLE_BELOW_LOGIN_WORDS,
+    MIN_DECLARED_ARTICLE_WORDS,
     NON_ARTICLE_PAGE,
     PageVerdict,
     judge_page,
@@ -163,7 +165,8 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
                    if plain and features.sentence_share >= rules.rescue_sentence_share}
     inside = _article_span(capture, segments, clear_prose)
     login = None if has_posts else login_form_node(capture)
-    if login is not None and _article_beside_login(pending, login):
+    if login is not None and _article_beside_login(pending, login,
+                                                   declares_article(capture.html)):
         login = None
     verdict = judge_page(prose_chars, all_chars, login is not None, rules.min_page_prose_share)
     for segment, features, plain in pending:
@@ -304,20 +307,25 @@ def _sentence_chars(segment: Segment, features: SegmentFeatures, plain: bool,
 
 
 def _article_beside_login(pending: list[tuple[Segment, SegmentFeatures, bool]],
-                          login: int) -> bool:
+                          login: int, declared: bool) -> bool:
     """Prose that makes a page with a password box an article, not a login page: one prose
     segment of :data:`MIN_ARTICLE_ABOVE_LOGIN_WORDS` before the box, or
     :data:`MIN_ARTICLE_BELOW_LOGIN_WORDS` of prose after it (an article with a login form above
-    it, to read on or to comment, must not be dropped whole)."""
-    below = 0
+    it, to read on or to comment, must not be dropped whole); on a page that ``declared`` itself
+    an article (:func:`wps.page.declared.declares_article`), :data:`MIN_DECLARED_ARTICLE_WORDS`
+    of prose anywhere (the lede of a story behind a paywall)."""
+    above = below = 0
     for segment, features, plain in pending:
         if not plain:
             continue
         if min(segment.node_ids, default=login) < login:
             if features.words >= MIN_ARTICLE_ABOVE_LOGIN_WORDS:
                 return True
+            above += features.words
         else:
             below += features.words
+    if declared and above + below >= MIN_DECLARED_ARTICLE_WORDS:
+        return True
     return below >= MIN_ARTICLE_BELOW_LOGIN_WORDS
 
 

@@ -12,13 +12,12 @@ Microdata (``itemtype``, ``itemprop``) needs no such search: it marks the elemen
 from __future__ import annotations
 
 import html
-import json
 import re
-from typing import Any, Iterator
 
 import numpy as np
 
 from ..model import PageCapture
+from ..page.declared import json_ld_items, type_names
 from ..page.tree import holds
 from ..text.sentences import sentence_share
 from .structure import RecordGroup
@@ -33,42 +32,18 @@ MATCH_CHARS = 40
 """Characters of a declared text's start and end looked for in the page's text."""
 MAX_CHROME_WORDS = 40
 """A record holds at most this many words beside its body (name, date, buttons)."""
-_JSON_LD = re.compile(
-    r"<script[^>]*type\s*=\s*[\"']?application/ld\+json[\"']?[^>]*>(.*?)</script>",
-    re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
 
 def declared_posts(page_html: str) -> list[str]:
     """The texts of the post items in the page's JSON-LD blocks (unreadable blocks skipped)."""
     texts = []
-    for block in _JSON_LD.findall(page_html):
-        try:
-            data = json.loads(block)
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-            continue
-        for item in _items(data):
-            types = item.get("@type")
-            types = types if isinstance(types, list) else [types]
-            if any(isinstance(name, str) and name.rsplit("/", 1)[-1] in POST_TYPES
-                   for name in types):
-                text = next((item[key] for key in TEXT_KEYS if isinstance(item.get(key), str)),
-                            "")
-                if text:
-                    texts.append(html.unescape(_TAG.sub(" ", text)))
+    for item in json_ld_items(page_html):
+        if any(name in POST_TYPES for name in type_names(item)):
+            text = next((item[key] for key in TEXT_KEYS if isinstance(item.get(key), str)), "")
+            if text:
+                texts.append(html.unescape(_TAG.sub(" ", text)))
     return texts
-
-
-def _items(data: Any) -> Iterator[dict[str, Any]]:
-    """Every object in a JSON-LD document (``@graph``, nested comments and answers included)."""
-    stack = [data]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            yield current
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
 
 
 def declared_groups(page: PageCapture, words: np.ndarray) -> list[RecordGroup]:
