@@ -3,9 +3,9 @@
 Each line keeps its text, main text and statistics, so thresholds can change after the fact.
 Each page's lines are read back as a page (:meth:`wps.state.PageState.from_records`) and run
 through :class:`wps.steps.RefilterStep`, the segment rules of the pipeline's filter step; every
-line gets fresh ``kept``/``reasons`` (written to ``--out``, or in place). A segment is judged by its own text: counts are recomputed
-from it, and only what needs the page's DOM is taken from the stored ``stats``, after a type and
-range check.
+line gets fresh ``kept``/``reasons`` (written to ``--out``, or in place). A segment is judged by
+its own text: counts are recomputed from it, and only what needs the page's DOM is taken from
+the stored ``stats``, after a type and range check.
 """
 
 from __future__ import annotations
