@@ -140,23 +140,25 @@ class RefilterStep(PipelineStep):
         from .filters import rules_from_config
 
         self.segment_rules = rules_from_config(filters["segment"])
+        from .decide import DecideStep
+        from .lang import LangStep
+
         self.reads = sorted({key for rule in self.segment_rules
                              for key in getattr(rule, "reads", ())})
         """The ``stats`` keys the enabled rules read."""
+        self.carried = frozenset({*DecideStep.drops, *LangStep.drops, *DedupStep.drops})
+        """The reason codes of the steps after the filters, which stay."""
 
     def run(self, page: PageState) -> None:
-        from .decide import DecideStep
         from .decide.step import RESCUABLE
         from .filters import apply_rules
-        from .lang import LangStep
 
-        carried_codes = {*DecideStep.drops, *LangStep.drops, *DedupStep.drops}
         segments = page.segments
         trimmed = [segment.main_text for segment in segments]
         for segment in segments:
             if segment.main_text_untrimmed is not None:
                 segment.main_text = segment.main_text_untrimmed
-        carried = [[r for r in segment.reasons if r in carried_codes] for segment in segments]
+        carried = [[r for r in segment.reasons if r in self.carried] for segment in segments]
         apply_rules(segments, self.segment_rules)
         for segment, main_text, reasons in zip(segments, trimmed, carried):
             segment.main_text = main_text

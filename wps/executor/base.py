@@ -103,8 +103,6 @@ class InProcessExecutor(Generic[Task, Result]):
             queue.finished(task)
 
 
-
-
 @dataclass(slots=True)
 class WorkerPool(Generic[Task, Result]):
     """What the executors of several workers share: how many, a task's deadline and what an

@@ -128,6 +128,14 @@ class _Schedule(Generic[Task, Result]):
     """Result reference (``then``'s, else ``work``'s) → the task in flight."""
     calls: dict[Any, int] = field(default_factory=dict)
     """``work`` references still running → their worker."""
+    most_in_flight: int = 0
+    """Tasks in flight at most: each worker's slots, and results waiting for ``then`` up to
+    :data:`THEN_WAITING_PER_CPU` per CPU of the cluster (asked once, not on every poll)."""
+
+    def __post_init__(self) -> None:
+        cpus = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+        slots = self.executor.concurrency + QUEUED_PER_WORKER
+        self.most_in_flight = THEN_WAITING_PER_CPU * cpus + slots * len(self.actors)
 
     def results(self) -> Iterator[Result]:
         try:
@@ -151,11 +159,9 @@ class _Schedule(Generic[Task, Result]):
     def _submit(self) -> None:
         """Hand tasks to workers with a free slot while the ``then`` tasks keep up."""
         slots = self.executor.concurrency + QUEUED_PER_WORKER
-        cpus = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
-        most = THEN_WAITING_PER_CPU * cpus + slots * len(self.actors)
         for index, actor in enumerate(self.actors):
             while (sum(1 for i in self.calls.values() if i == index) < slots
-                   and len(self.flights) < most):
+                   and len(self.flights) < self.most_in_flight):
                 task = self.queue.take()
                 if task is None:
                     return
