@@ -29,3 +29,15 @@ def test_article_benchmark_checks_the_output_before_the_data(tmp_path: Path) -> 
     with pytest.raises(OutputError, match="a-file: exists and is not a folder"):
         run_article_benchmark(tmp_path / "no-data", blocker, cache=tmp_path / "cache",
                               progress=False)
+
+
+def test_webseg20_benchmark_refuses_an_unknown_engine_before_any_work(webis_sample: Path,
+                                                                      tmp_path: Path) -> None:
+    from wps.benchmark.runner import BenchmarkOptions, run_benchmark
+    from wps.errors import UsageError
+
+    options = BenchmarkOptions(data=webis_sample, segmenters=["baseline"], out=tmp_path / "out",
+                               engine="dask", progress=False)
+    with pytest.raises(UsageError, match="--engine must be local or ray, got 'dask'"):
+        run_benchmark(options)
+    assert not (tmp_path / "out").exists()
