@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+import unicodedata
+
+import pytest
+
 from wps.text.extract import MainBlock, MainText
 from wps.text.mapping import align_main_text, build_text_stream, normalise
 
@@ -17,6 +22,34 @@ def test_normalise_removes_whitespace_and_keeps_offsets() -> None:
     folded, offsets = normalise("Straße ﬁne")  # ß → ss and the ligature → fi change lengths
     assert folded == "strassefine"
     assert offsets.tolist() == [0, 1, 2, 3, 4, 4, 5, 7, 7, 8, 9]
+
+
+def _normalised_char_by_char(text: str) -> tuple[str, list[int]]:
+    """What :func:`normalise` means, the slow way: each character NFKC-normalised, case-folded,
+    quotes and dashes unified, whitespace and invisible characters dropped."""
+    kept, offsets = [], []
+    for position, char in enumerate(text):
+        for mapped in unicodedata.normalize("NFKC", char).casefold():
+            mapped = {"\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2014": "-"}.get(mapped, mapped)
+            if not mapped.isspace() and mapped not in "\u00ad\u200b\u200c\u200d\u2060\ufeff":
+                kept.append(mapped)
+                offsets.append(position)
+    return "".join(kept), offsets
+
+
+@pytest.mark.parametrize("text", [
+    "no\u00a0break\u202fspaces and a ﬁ ligature: one to one, then one to two",
+    "Straße\u00a0ǅ — composed e\u0301 and Ｆｕｌｌ width ㎏",
+    "Русский\u00a0текст. Ελληνικά ΣΑΣ. עברית. العربية ﻻ ١٢٣. हिन्दी। ไทย 日本語。",
+])
+def test_every_path_of_normalise_means_the_same_as_character_by_character(text: str) -> None:
+    # normalise takes whole-text shortcuts where each character maps to one; they must give
+    # what the character-by-character definition gives, offsets included.
+    random.seed(7)
+    samples = [text] + ["".join(random.sample(text, len(text))) for _ in range(20)]
+    for sample in samples:
+        folded, offsets = normalise(sample)
+        assert (folded, offsets.tolist()) == _normalised_char_by_char(sample)
 
 
 def test_stream_maps_compact_characters_to_nodes(make_capture) -> None:

@@ -181,16 +181,20 @@ def segment_positions(capture: PageCapture, node_ids: Iterable[int],
                       position_of: dict[int, int]) -> np.ndarray:
     """Stream positions of the text nodes a segment holds, directly or as descendants."""
     found: set[int] = set()
+    walked: set[int] = set()  # a segment lists nested nodes: each subtree is walked once
+    count = len(capture.nodes)
     for node_id in node_ids:
-        if node_id < 0 or node_id >= len(capture.nodes):
+        if node_id < 0 or node_id >= count:
             continue
-        if capture.nodes[node_id].is_text:
-            if node_id in position_of:
-                found.add(position_of[node_id])
-            continue
-        for descendant in capture.descendants(node_id):
-            if descendant in position_of:
-                found.add(position_of[descendant])
+        stack = [node_id]
+        while stack:
+            current = stack.pop()
+            if current in walked:
+                continue
+            walked.add(current)
+            if current in position_of:
+                found.add(position_of[current])
+            stack.extend(capture.children(current))
     return np.asarray(sorted(found), dtype=np.int64)
 
 

@@ -38,6 +38,14 @@ _DROPPED = np.array(
     sorted({ord(c) for c in _INVISIBLE} | {c for c in range(0x3000 + 1) if chr(c).isspace()}),
     dtype=np.uint32,
 )
+_LIMIT = int(max(_DROPPED.max(), *_UNIFY)) + 1
+"""Code points at or above this are neither unified nor dropped."""
+_UNIFIED = np.arange(_LIMIT, dtype=np.uint32)
+"""``_UNIFY`` as a table over code points below ``_LIMIT``: one numpy lookup per text, where
+``str.translate`` with a dict looks up every character in Python's slow path."""
+_UNIFIED[list(_UNIFY)] = [ord(target) for target in _UNIFY.values()]
+_KEPT = np.ones(_LIMIT, dtype=bool)
+_KEPT[_DROPPED] = False
 
 
 @dataclass(slots=True)
@@ -109,22 +117,35 @@ class Alignment:
 
 def normalise(text: str) -> tuple[str, np.ndarray]:
     """``text`` normalised for alignment, and each kept character's offset in ``text``."""
-    if unicodedata.is_normalized("NFKC", text):
-        folded = text.casefold()
+    one_to_one: str | None = text
+    if not unicodedata.is_normalized("NFKC", text):
+        # Normalised character by character, as below; where each maps to one (a no-break
+        # space to a space), the whole text at once, in C rather than a Python loop.
+        changed = {char: mapped for char in set(text)
+                   if (mapped := unicodedata.normalize("NFKC", char)) != char}
+        one_to_one = (text.translate(str.maketrans(changed))
+                      if all(len(mapped) == 1 for mapped in changed.values()) else None)
+    if one_to_one is not None:
+        folded = one_to_one.casefold()
         if len(folded) == len(text):  # casefold never empties a character: all map 1:1
-            return _compact(folded.translate(_UNIFY), np.arange(len(text), dtype=np.int64))
+            return _compact(folded, np.arange(len(text), dtype=np.int64))
     pieces: list[str] = []
     sources: list[int] = []
     for position, char in enumerate(text):
-        mapped = unicodedata.normalize("NFKC", char).casefold().translate(_UNIFY)
+        mapped = unicodedata.normalize("NFKC", char).casefold()
         pieces.append(mapped)
         sources.extend([position] * len(mapped))
     return _compact("".join(pieces), np.asarray(sources, dtype=np.int64))
 
 
 def _compact(text: str, sources: np.ndarray) -> tuple[str, np.ndarray]:
+    """``text`` with quotes and dashes unified and whitespace and invisible characters dropped,
+    and the ``sources`` of the characters kept."""
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    keep = ~np.isin(codes, _DROPPED)
+    below = codes < _LIMIT
+    unified = _UNIFIED[np.where(below, codes, 0)]
+    codes = np.where(below, unified, codes)
+    keep = ~below | _KEPT[unified]
     return codes[keep].tobytes().decode("utf-32-le"), sources[keep]
 
 
