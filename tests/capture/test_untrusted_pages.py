@@ -105,6 +105,39 @@ def test_local_page_sends_nothing_to_the_network(browser, quick, local_site, oth
     assert other_server.requests == []
 
 
+def test_a_local_pages_web_requests_are_refused_in_chromium_not_one_by_one_in_python(
+        quick, local_site, other_server, monkeypatch):
+    # A saved page asks for dozens of web resources; each used to cost a round trip through
+    # the driver to the route handler. Only its own files still go that way.
+    from wps.capture import tabs
+
+    routed: list[str] = []
+    policy_route = tabs._policy_route
+
+    def counting_route(tab):
+        decide = policy_route(tab)
+
+        async def counted(route):
+            routed.append(route.request.url)
+            await decide(route)
+
+        return counted
+
+    monkeypatch.setattr(tabs, "_policy_route", counting_route)
+    target = other_server.url("")
+    page = local_site / "many.html"
+    page.write_text('<link rel="stylesheet" href="css/own.css"><p class="near">near</p>'
+                    + "".join(f'<img src="{target}/{n}.png">' for n in range(8))
+                    + f'<script>fetch("{target}/fetch").catch(() => 0)</script>',
+                    encoding="utf-8")
+    with Browser(quick(screenshot=False, settle_s=0.3)) as fresh:
+        capture = fresh.capture(page)
+    assert style_of(capture, "near")["color"] == "rgb(255, 0, 0)"
+    assert any(url.endswith("/css/own.css") for url in routed)
+    assert not [url for url in routed if url.startswith("http")]
+    assert other_server.requests == []
+
+
 def test_web_page_same_origin_blocks_third_party_requests(browser, quick, page_server,
                                                           other_server):
     other_server.add_html("/frame.html", "<p>third-party frame text</p>")
