@@ -108,8 +108,10 @@ def test_local_page_sends_nothing_to_the_network(browser, quick, local_site, oth
 def test_a_local_pages_web_requests_are_refused_in_chromium_not_one_by_one_in_python(
         quick, local_site, other_server, monkeypatch):
     # A saved page asks for dozens of web resources; each used to cost a round trip through
-    # the driver to the route handler. Only its own files still go that way.
+    # the driver to the route handler. Only its own files still go that way, and the web
+    # requests do not reach the egress proxy (Python too) instead.
     from wps.capture import tabs
+    from wps.capture.egress import EgressProxy
 
     routed: list[str] = []
     policy_route = tabs._policy_route
@@ -124,6 +126,14 @@ def test_a_local_pages_web_requests_are_refused_in_chromium_not_one_by_one_in_py
         return counted
 
     monkeypatch.setattr(tabs, "_policy_route", counting_route)
+    at_proxy: list[str] = []
+    refuse = EgressProxy._refuse
+
+    def noting_refusal(proxy, target, reason):
+        at_proxy.append(target)
+        return refuse(proxy, target, reason)
+
+    monkeypatch.setattr(EgressProxy, "_refuse", noting_refusal)
     target = other_server.url("")
     page = local_site / "many.html"
     page.write_text('<link rel="stylesheet" href="css/own.css"><p class="near">near</p>'
@@ -135,6 +145,7 @@ def test_a_local_pages_web_requests_are_refused_in_chromium_not_one_by_one_in_py
     assert style_of(capture, "near")["color"] == "rgb(255, 0, 0)"
     assert any(url.endswith("/css/own.css") for url in routed)
     assert not [url for url in routed if url.startswith("http")]
+    assert at_proxy == []  # not refused by the (Python) egress proxy either
     assert other_server.requests == []
 
 

@@ -115,7 +115,7 @@ async def _block_web_requests(context: Any, page: Any) -> None:
     """Have Chromium refuse ``page``'s web requests itself (``net::ERR_BLOCKED_BY_CLIENT``, as
     the route handler's abort)."""
     session = await context.new_cdp_session(page)
-    await session.send("Network.enable")
+    await session.send("Network.enable")  # the block holds only while the domain is on
     await session.send("Network.setBlockedURLs",
                        {"urls": [f"{scheme}://*" for scheme in WEB_SCHEMES]})
 
