@@ -50,7 +50,7 @@ def test_web_pages_get_half_the_workers_each_rendering_two_pages():
 
 def test_a_batch_of_urls_is_sized_for_web_pages_and_one_of_stored_pages_is_not(
         tmp_path, monkeypatch):
-    import wps.runner.sizing as sizing
+    from wps.runner import sizing
 
     seen: list[bool] = []
 
