@@ -137,12 +137,11 @@ class RefilterStep(PipelineStep):
     drops = FilterStep.drops
 
     def __init__(self, filters: dict[str, Any]) -> None:
-        from .filters import rules_from_config
-
-        self.segment_rules = rules_from_config(filters["segment"])
         from .decide import DecideStep
+        from .filters import rules_from_config
         from .lang import LangStep
 
+        self.segment_rules = rules_from_config(filters["segment"])
         self.reads = sorted({key for rule in self.segment_rules
                              for key in getattr(rule, "reads", ())})
         """The ``stats`` keys the enabled rules read."""

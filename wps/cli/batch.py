@@ -103,9 +103,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..capture.sources import is_url
     from ..errors import UsageError
     from ..runner import count_sources, iter_sources, run_batch
+    from ..runner.politeness import fetched_site
     from ..runner.sizing import choose_workers, this_machine
     from ..runner.sources import input_kind
 
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         total = count_sources(path)
         workers, pages_per_browser = choose_workers(
             this_machine(), args.workers, args.pages_per_browser, total,
-            web=is_url(first.location) and first.html is None)  # fetched, not stored
+            web=fetched_site(first.location, first.html) is not None)
         options = _batch_options(args, workers, pages_per_browser)
         if options.replay and input_kind(path) != "warc":
             raise UsageError(f"--replay answers a page's requests from its WARC file; "

@@ -153,7 +153,6 @@ class LocalExecutor(WorkerPool[Task, Result]):
         return overdue
 
 
-
 WORKER_START_S = 120.0
 """How long a task handed to the pool may wait for a worker to start it (spawn, imports, the
 initializer) before that worker counts as stuck."""

@@ -128,14 +128,16 @@ class _Schedule(Generic[Task, Result]):
     """Result reference (``then``'s, else ``work``'s) → the task in flight."""
     calls: dict[Any, int] = field(default_factory=dict)
     """``work`` references still running → their worker."""
+    slots: int = 0
+    """Tasks a worker holds at once: running and queued."""
     most_in_flight: int = 0
     """Tasks in flight at most: each worker's slots, and results waiting for ``then`` up to
     :data:`THEN_WAITING_PER_CPU` per CPU of the cluster (asked once, not on every poll)."""
 
     def __post_init__(self) -> None:
         cpus = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
-        slots = self.executor.concurrency + QUEUED_PER_WORKER
-        self.most_in_flight = THEN_WAITING_PER_CPU * cpus + slots * len(self.actors)
+        self.slots = self.executor.concurrency + QUEUED_PER_WORKER
+        self.most_in_flight = THEN_WAITING_PER_CPU * cpus + self.slots * len(self.actors)
 
     def results(self) -> Iterator[Result]:
         try:
@@ -158,9 +160,8 @@ class _Schedule(Generic[Task, Result]):
 
     def _submit(self) -> None:
         """Hand tasks to workers with a free slot while the ``then`` tasks keep up."""
-        slots = self.executor.concurrency + QUEUED_PER_WORKER
         for index, actor in enumerate(self.actors):
-            while (sum(1 for i in self.calls.values() if i == index) < slots
+            while (sum(1 for i in self.calls.values() if i == index) < self.slots
                    and len(self.flights) < self.most_in_flight):
                 task = self.queue.take()
                 if task is None:

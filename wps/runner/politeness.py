@@ -236,6 +236,12 @@ class _WebRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
+def fetched_site(source: str, html: bytes | None) -> str | None:
+    """The site a batch page is fetched from (politeness, worker sizing); ``None`` for files and
+    stored HTML (JSONL, WARC), which are rendered offline."""
+    return None if html is not None else site_of(source)
+
+
 def site_of(url: str) -> str | None:
     """``scheme://host:port`` of an http(s) URL (the unit of politeness), else ``None``."""
     from urllib.parse import urlsplit

@@ -66,9 +66,9 @@ class PageTask:
     @property
     def host(self) -> str | None:
         """The site this page is fetched from (politeness); ``None`` for files and stored HTML."""
-        from .politeness import site_of
+        from .politeness import fetched_site
 
-        return None if self.html is not None else site_of(self.source)
+        return fetched_site(self.source, self.html)
 
 
 @dataclass(slots=True)
