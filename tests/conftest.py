@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import traceback
@@ -70,6 +71,10 @@ class QuietServer(ThreadingHTTPServer):
                   file=sys.__stderr__, end="")
 
 
+class QuietServer6(QuietServer):
+    address_family = socket.AF_INET6
+
+
 class PageServer:
     """A real HTTP server on ``host`` (127.0.0.1 unless told); tests add routes: path ->
     (status, content type, body)."""
@@ -101,14 +106,15 @@ class PageServer:
                 pass
 
         self.host = host
-        self.httpd = QuietServer((host, 0), Handler)
+        self.httpd = (QuietServer6 if ":" in host else QuietServer)((host, 0), Handler)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
                                        daemon=True)
         self.thread.start()
 
     def url(self, path: str) -> str:
-        return f"http://{self.host}:{self.port}{path}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{path}"
 
     def add_html(self, path: str, html: str, status: int = 200) -> str:
         self.routes[path] = (status, "text/html; charset=utf-8", html.encode("utf-8"))
@@ -140,6 +146,20 @@ def other_host_server():
     server = PageServer("127.0.0.2")
     yield server
     server.close()
+
+
+@pytest.fixture
+def server_on():
+    """Servers on the hosts asked for (``server_on("::1")``), closed after the test."""
+    servers: list[PageServer] = []
+
+    def start(host: str) -> PageServer:
+        servers.append(PageServer(host))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
 
 
 @pytest.fixture

@@ -225,7 +225,8 @@ def _check_main_frame(page: Any, source: PageSource, policy: RequestPolicy) -> N
         raise LeftPage(f"{source.url}: the page navigated to a place wps does not "
                         "load (blocked or failed), leaving the browser's error page")
     if not policy.allow_main_frame(url):
-        raise LeftPage(f"{source.url}: the page navigated away to {url}")
+        raise LeftPage(f"{source.url}: the page navigated to {url}, refused: "
+                       f"{policy.main_frame_refusal(url)}")
 
 
 class LeftPage(NavigationError):

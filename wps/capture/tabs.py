@@ -14,11 +14,12 @@ CPU than rendering the page itself: on the article benchmark's pages, a fresh co
 took 2.2 CPU seconds a page, the same navigations in one page 0.8 (30 pages, Playwright alone,
 Chromium's CPU from /proc).
 
-A local page's web requests (a saved page's scripts, fonts and trackers: about 30 a page on the
-article benchmark) are refused inside Chromium (DevTools ``Network.setBlockedURLs``), not by a
-Python round trip each; its other requests (its own folder's files) still pass the route handler.
-What that block misses (a popup's requests) goes to the proxy, which refuses every request of a
-local page.
+Web requests that a tab's policy refuses whatever they are (a saved page's scripts, fonts and
+trackers: about 30 a page on the article benchmark) are refused inside Chromium (DevTools
+``Network.setBlockedURLs``), not by a Python round trip each: every web request of a local page,
+and under ``same_origin`` every one off the page's origin. The other requests still pass the
+route handler. What that block misses (a popup's requests) goes to the handler and the proxy,
+which refuse the same.
 """
 
 from __future__ import annotations
@@ -44,6 +45,21 @@ _NOT_WEB = re.compile(rf"^(?!(?:{'|'.join(WEB_SCHEMES)}):)", re.IGNORECASE)
 """URLs a local page's route handler sees: every scheme but the web's (blocked in Chromium)."""
 CLOSE_TIMEOUT_S = 5.0
 """Bound on closing or resetting a tab: a busy or dead one is given up on."""
+
+_ORIGIN_PATTERN_JS = r"""url => {
+  // The URLPattern of every URL of url's origin, as Chromium's own parser writes it (host
+  // canonical, default port omitted, the pattern syntax's characters escaped), checked on url
+  // itself; null if it cannot be written.
+  try {
+    const parsed = new URL(url);
+    const escape = text => text.replace(/[:*(){}+?\\]/g, character => '\\' + character);
+    const port = parsed.port ? ':' + parsed.port : '';
+    const pattern = `${parsed.protocol}//${escape(parsed.hostname)}${port}/*`;
+    return new URLPattern(pattern).test(url) ? pattern : null;
+  } catch (error) {
+    return null;
+  }
+}"""
 
 _FORGET_JS = """() => {
   try { localStorage.clear(); } catch (error) {}
@@ -104,6 +120,8 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
             await _block_web_requests(context, tab.page)
             await context.route(_NOT_WEB, _policy_route(tab))
         else:
+            if options.same_origin and replay is None:
+                await _block_web_requests(context, tab.page, policy.page_url)
             await context.route("**/*", _policy_route(tab))
         return tab
     except BaseException:
@@ -111,13 +129,20 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
         raise
 
 
-async def _block_web_requests(context: Any, page: Any) -> None:
+async def _block_web_requests(context: Any, page: Any, except_origin_of: str | None = None,
+                              ) -> None:
     """Have Chromium refuse ``page``'s web requests itself (``net::ERR_BLOCKED_BY_CLIENT``, as
-    the route handler's abort)."""
+    the route handler's abort), except those to the origin of ``except_origin_of`` (written as
+    Chromium's own URL parser writes it, so that its pattern matches that origin's requests)."""
+    block: dict[str, Any] = {"urls": [f"{scheme}://*" for scheme in WEB_SCHEMES]}
+    if except_origin_of is not None:
+        pattern = await page.evaluate(_ORIGIN_PATTERN_JS, except_origin_of)
+        if pattern is None:
+            return  # the route handler refuses them all the same
+        block["urlPatterns"] = [{"urlPattern": pattern, "block": False}]  # they go first
     session = await context.new_cdp_session(page)
     await session.send("Network.enable")  # the block holds only while the domain is on
-    await session.send("Network.setBlockedURLs",
-                       {"urls": [f"{scheme}://*" for scheme in WEB_SCHEMES]})
+    await session.send("Network.setBlockedURLs", block)
 
 
 async def park(tab: Tab) -> bool:
