@@ -1,7 +1,7 @@
 """Benchmark ``wps batch``: pages per minute on the article benchmark's local pages, per engine.
 
 Usage: .venv/bin/python scripts/bench_batch.py [--pages 121] [--configs local-1,local-2,ray-2,local-4x1]
-       [--hosts 4] [--code DIR,DIR] [--bare] [--profile] [--out out/bench-batch]
+       [--hosts 4] [--code DIR,DIR] [--bare] [--one-browser] [--profile] [--out out/bench-batch]
        [-- EXTRA wps batch OPTIONS]
 
 ``url-*`` configurations batch the same pages as URLs, served by this script from ``--hosts``
@@ -11,6 +11,9 @@ configuration once with each code tree (``PYTHONPATH``), interleaved: before/aft
 ``--bare`` adds the reference row: one Chromium, one reused page, ``goto`` + ``content()`` +
 ``trafilatura.extract`` per page (files decompressed beforehand; Chromium's traffic goes to a
 closed proxy port, so a saved page's web requests fail at once), in a process of its own.
+``--one-browser`` adds the capture alone, files and URLs: one wps ``Browser`` rendering the pages
+one after another, in a process of its own per code tree (the cost of a page to Chromium, the
+driver and the capture, without the pool or the steps after capture).
 
 Each configuration runs ``wps batch`` as its own process on the same pages (the 121 ``.html.gz``
 files of ../shared/article-extraction-benchmark, read in place, or the first ``--pages``), with
@@ -85,11 +88,17 @@ def main() -> None:
     parser.add_argument("--code", default=str(ROOT),
                         help="code trees (comma-separated) to run each configuration with")
     parser.add_argument("--bare", action="store_true", help="add the bare-loop reference row")
+    parser.add_argument("--one-browser", action="store_true",
+                        help="add rows for the capture alone: one wps Browser, page after page, "
+                             "files then URLs, with each code tree")
     parser.add_argument("--bare-child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--one-browser-child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("extra", nargs="*", help="more wps batch options (after --)")
     args = parser.parse_args()
     if args.bare_child:
         return bare_loop(args.bare_child, args.out)
+    if args.one_browser_child:
+        return one_browser(args.one_browser_child, args.out)
     files = sorted(PAGES.glob("*.html.gz"))[:args.pages]
     if not files:
         sys.exit(f"bench_batch: no pages in {PAGES}")
@@ -102,13 +111,18 @@ def main() -> None:
     with PageServers(files, args.hosts) as servers:
         urls = args.out / "urls.txt"
         urls.write_text("".join(f"{url}\n" for url in servers.urls), encoding="utf-8")
-        for name in args.configs.split(","):
+        for name in filter(None, args.configs.split(",")):
             for code in codes:
                 label = name if len(codes) == 1 else f"{name}@{code.name}"
                 is_url = name.startswith("url-")
                 results["runs"][label] = run_config(
                     name, urls if is_url else listing, args.out / label,
                     [*URL_OPTIONS, *args.extra] if is_url else args.extra, code)
+                print(_line(label, results["runs"][label]), flush=True)
+        for kind, pages in (("files", listing), ("urls", urls)) if args.one_browser else ():
+            for code in codes:
+                label = f"one-browser-{kind}" + ("" if len(codes) == 1 else f"@{code.name}")
+                results["runs"][label] = run_one_browser(pages, args.out / label, code)
                 print(_line(label, results["runs"][label]), flush=True)
     if args.bare:
         results["runs"]["bare-loop"] = run_bare(files, args.out / "bare-loop")
@@ -146,6 +160,37 @@ def run_bare(files: list[Path], out: Path) -> dict[str, object]:
     command = [sys.executable, str(Path(__file__).resolve()), "--bare-child", str(listing),
                "--out", str(out)]
     return measure(command, out, {**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def run_one_browser(listing: Path, out: Path, code: Path) -> dict[str, object]:
+    """The capture alone of the pages of ``listing`` (files, or URLs as ``url-*`` runs take them)
+    in a process of its own, measured as a batch is."""
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    command = [sys.executable, str(Path(__file__).resolve()), "--one-browser-child", str(listing),
+               "--out", str(out)]
+    return {"code": str(code), **measure(command, out, {**os.environ, "PYTHONPATH": str(code)})}
+
+
+def one_browser(listing: Path, out: Path) -> None:
+    """One wps :class:`~wps.capture.Browser` capturing each page in turn with the batch's
+    capture defaults (no screenshot, as the default segmenter needs none; ``--allow-private
+    --same-origin`` for URLs); writes ``OUT/summary.json``."""
+    from dataclasses import replace
+
+    from wps.capture import Browser, CaptureOptions, discard_screenshot
+    from wps.errors import WpsError
+
+    done = failed = 0
+    options = replace(CaptureOptions(), allow_private=True, same_origin=True, screenshot=False)
+    with Browser(options) as browser:
+        for line in listing.read_text(encoding="utf-8").splitlines():
+            try:
+                discard_screenshot(browser.capture(line).screenshot)
+                done += 1
+            except WpsError:
+                failed += 1
+    (out / "summary.json").write_text(json.dumps({"done": done, "failed": failed}))
 
 
 def bare_loop(listing: Path, out: Path) -> None:
