@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from wps.article_body.blocks import FEATURES, block_features, extract_runs, walk_blocks
@@ -96,6 +97,22 @@ def test_packaged_model_evaluates_like_scikit_learn() -> None:
     expected = fitted.predict_proba(rows)[:, 1]
     assert all(math.isclose(again.probability(row), p, abs_tol=1e-9)
                for row, p in zip(rows, expected, strict=True))
+
+
+def test_a_pages_blocks_taken_together_get_each_its_own_probability() -> None:
+    # The article extractor scores a page's blocks in one pass; each must get exactly what its
+    # row alone gets, rows that sit on a split's threshold included (they go left).
+    model = load_block_model()
+    random = np.random.default_rng(7)
+    rows = random.uniform(-1, 40, size=(300, len(model.features))).round(1).tolist()
+    for tree in model.trees[:50]:
+        for node, feature in enumerate(tree.feature):
+            if tree.left[node] >= 0:
+                row = list(rows[node % len(rows)])
+                row[feature] = tree.threshold[node]
+                rows.append(row)
+    assert model.probabilities(rows) == [model.probability(row) for row in rows]
+    assert model.probabilities([]) == []
 
 
 def test_profiles_and_config_files(tmp_path: Path) -> None:

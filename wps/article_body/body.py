@@ -53,7 +53,7 @@ def article_body(html: str, url: str | None = None,
     if not runs.blocks:
         return ArticleBody()
     rows = block_features(runs)
-    probabilities = [model.probability(row) for row in rows]
+    probabilities = model.probabilities(rows)
     chosen, fallback = choose_blocks(rows, probabilities,
                                      [len(b.tokens) for b in runs.blocks], model.threshold)
     return ArticleBody([runs.blocks[i] for i in chosen], probabilities, len(runs.blocks),

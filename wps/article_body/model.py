@@ -2,19 +2,24 @@
 
 ``scripts/train_article_model.py`` trains it with scikit-learn on the article benchmark's
 training folds and writes ``wps/article_body/block-model.json``; here it is evaluated in plain Python,
-so scikit-learn is not needed at run time and no pickle is ever loaded.
+so scikit-learn is not needed at run time and no pickle is ever loaded. A page's blocks go down
+each tree together (numpy), and the trees' values are summed in their order, so each probability
+is the one :meth:`BlockModel.probability` gives for its row alone.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
+
+import numpy as np
 
 __all__ = ["BlockModel", "load_block_model", "using_block_model", "MODEL_FILE"]
 
@@ -47,10 +52,50 @@ class BlockModel:
     trees: list[_Tree]
     threshold: float
     meta: dict[str, Any]
+    _flat: tuple[np.ndarray, ...] | None = field(default=None, repr=False, compare=False)
 
     def probability(self, row: Sequence[float]) -> float:
         raw = self.init + self.learning_rate * sum(tree.predict(row) for tree in self.trees)
         return 1.0 / (1.0 + math.exp(-raw))
+
+    def probabilities(self, rows: Sequence[Sequence[float]]) -> list[float]:
+        """:meth:`probability` of each row: every row goes down every tree at once, one level
+        a step, and each row's tree values are added in the trees' order (``cumsum`` adds one
+        after the other, as ``sum`` does), so each result is that of the row alone."""
+        if not rows or not self.trees:
+            return [self.probability(row) for row in rows]
+        feature, threshold, left, right, value, roots = self._nodes()
+        table = np.asarray(rows, dtype=np.float64)
+        row = np.arange(len(table))[:, None]
+        node = np.repeat(roots[None, :], len(table), axis=0)
+        inner = left[node] >= 0
+        while inner.any():
+            below = table[row, feature[node]] <= threshold[node]
+            node = np.where(inner, np.where(below, left[node], right[node]), node)
+            inner = left[node] >= 0
+        total = np.cumsum(value[node], axis=1)[:, -1]
+        return [1.0 / (1.0 + math.exp(-(self.init + self.learning_rate * raw)))
+                for raw in total.tolist()]
+
+    def _nodes(self) -> tuple[np.ndarray, ...]:
+        """Every tree's nodes in one set of arrays (children numbered across the trees; a leaf's
+        feature is any column) and each tree's root; made on first use."""
+        if self._flat is None:
+            sizes = [len(tree.left) for tree in self.trees]
+            roots = np.cumsum([0, *sizes[:-1]]).astype(np.intp)
+
+            def joined(part: str, shift: bool) -> np.ndarray:
+                arrays = [np.asarray(getattr(tree, part)) for tree in self.trees]
+                if shift:
+                    arrays = [np.where(a >= 0, a + start, a) for a, start in zip(arrays, roots)]
+                return np.concatenate(arrays)
+
+            self._flat = (np.maximum(joined("feature", False), 0).astype(np.intp),
+                          joined("threshold", False).astype(np.float64),
+                          joined("left", True).astype(np.intp),
+                          joined("right", True).astype(np.intp),
+                          joined("value", False).astype(np.float64), roots)
+        return self._flat
 
     def to_json(self) -> dict[str, Any]:
         return {"features": self.features, "init": self.init,
