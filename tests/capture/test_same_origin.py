@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from wps.capture import Browser
 from wps.errors import BlockedTargetError, HttpStatusError, NavigationError
 
 pytestmark = pytest.mark.browser
@@ -153,35 +154,11 @@ def test_the_status_is_the_final_documents(browser, quick, page_server, status):
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
 def test_requests_off_the_origin_are_refused_in_chromium_not_one_by_one_in_python(
-        quick, other_host, server_on, monkeypatch, host):
+        quick, other_host, server_on, python_round_trips, host):
     # A saved page asks for dozens of resources of other sites; under --same-origin each used to
     # cost a round trip through the driver to the route handler. The page's own requests still
     # go that way, whatever its origin's host looks like (an IPv6 address has the pattern
     # syntax's colons), and the others do not reach the (Python) egress proxy instead.
-    from wps.capture import Browser, tabs
-    from wps.capture.egress import EgressProxy
-
-    routed: list[str] = []
-    policy_route = tabs._policy_route
-
-    def counting_route(tab):
-        decide = policy_route(tab)
-
-        async def counted(route):
-            routed.append(route.request.url)
-            await decide(route)
-
-        return counted
-
-    monkeypatch.setattr(tabs, "_policy_route", counting_route)
-    at_proxy: list[str] = []
-    refuse = EgressProxy._refuse
-
-    def noting_refusal(proxy, target, reason):
-        at_proxy.append(target)
-        return refuse(proxy, target, reason)
-
-    monkeypatch.setattr(EgressProxy, "_refuse", noting_refusal)
     server = server_on(host)
     server.routes["/own.css"] = (200, "text/css", b".near { color: rgb(255, 0, 0); }")
     url = server.add_html("/many.html", (
@@ -197,8 +174,9 @@ def test_requests_off_the_origin_are_refused_in_chromium_not_one_by_one_in_pytho
     assert capture.nodes[near.parent].style["color"] == "rgb(255, 0, 0)"
     # its own origin's WebSocket still goes out (through the proxy: no route sees it)
     assert sorted(server.requests) == ["/many.html", "/own.css", "/ws"]
+    routed = python_round_trips.routed
     assert routed[:2] == [url, server.url("/own.css")]
     # a frame's document is another renderer's navigation: the handler may still refuse it
     assert routed[2:] in ([], [f"{other_host.origin}/frame"])
-    assert at_proxy == []
+    assert python_round_trips.refused_at_proxy == []
     assert other_host.requests == []

@@ -106,34 +106,10 @@ def test_local_page_sends_nothing_to_the_network(browser, quick, local_site, oth
 
 
 def test_a_local_pages_web_requests_are_refused_in_chromium_not_one_by_one_in_python(
-        quick, local_site, other_server, monkeypatch):
+        quick, local_site, other_server, python_round_trips):
     # A saved page asks for dozens of web resources; each used to cost a round trip through
     # the driver to the route handler. Only its own files still go that way, and the web
     # requests do not reach the egress proxy (Python too) instead.
-    from wps.capture import tabs
-    from wps.capture.egress import EgressProxy
-
-    routed: list[str] = []
-    policy_route = tabs._policy_route
-
-    def counting_route(tab):
-        decide = policy_route(tab)
-
-        async def counted(route):
-            routed.append(route.request.url)
-            await decide(route)
-
-        return counted
-
-    monkeypatch.setattr(tabs, "_policy_route", counting_route)
-    at_proxy: list[str] = []
-    refuse = EgressProxy._refuse
-
-    def noting_refusal(proxy, target, reason):
-        at_proxy.append(target)
-        return refuse(proxy, target, reason)
-
-    monkeypatch.setattr(EgressProxy, "_refuse", noting_refusal)
     target = other_server.url("")
     page = local_site / "many.html"
     page.write_text('<link rel="stylesheet" href="css/own.css"><p class="near">near</p>'
@@ -143,9 +119,10 @@ def test_a_local_pages_web_requests_are_refused_in_chromium_not_one_by_one_in_py
     with Browser(quick(screenshot=False, settle_s=0.3)) as fresh:
         capture = fresh.capture(page)
     assert style_of(capture, "near")["color"] == "rgb(255, 0, 0)"
+    routed = python_round_trips.routed
     assert any(url.endswith("/css/own.css") for url in routed)
     assert not [url for url in routed if url.startswith("http")]
-    assert at_proxy == []  # not refused by the (Python) egress proxy either
+    assert python_round_trips.refused_at_proxy == []  # nor by the (Python) egress proxy
     assert other_server.requests == []
 
 
