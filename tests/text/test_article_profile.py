@@ -48,6 +48,27 @@ def test_loose_text_is_a_block_of_its_own() -> None:
     assert [b.kind for b in blocks][:1] == ["head"]
 
 
+def test_the_three_runs_share_one_parse_and_each_sees_the_page_whole(
+        article_benchmark: Path) -> None:
+    # extract_runs parses a page once and hands the tree to trafilatura's three runs, which must
+    # each work on a copy (trafilatura prunes and rewrites the tree it extracts from): a version
+    # of trafilatura that works in place would hand the second run what the first left.
+    import lxml.html
+    import trafilatura
+    from trafilatura.utils import load_html
+
+    html, _ = benchmark_page(article_benchmark, CBS)
+    tree = load_html(html)
+    before = lxml.html.tostring(tree)
+    alone = [trafilatura.bare_extraction(html, with_metadata=False, **settings).body
+             for settings in ({"favor_recall": True}, {}, {"favor_precision": True})]
+    shared = [trafilatura.bare_extraction(tree, with_metadata=False, **settings).body
+              for settings in ({"favor_recall": True}, {}, {"favor_precision": True})]
+    assert lxml.html.tostring(tree) == before
+    assert [lxml.html.tostring(body) for body in shared] == \
+        [lxml.html.tostring(body) for body in alone]
+
+
 def test_article_body_drops_teasers_and_beats_trafilatura(article_benchmark: Path) -> None:
     html, gold = benchmark_page(article_benchmark, CBS)
     runs = extract_runs(html)

@@ -95,22 +95,27 @@ def walk_blocks(root: Any) -> list[Block]:
     return blocks
 
 
-def _run(html: str, url: str | None, **settings: Any) -> Any:
+def _run(tree: Any, url: str | None, **settings: Any) -> Any:
     import trafilatura
 
     document = trafilatura.bare_extraction(
-        html, url=url, include_comments=False, include_tables=True, include_formatting=False,
+        tree, url=url, include_comments=False, include_tables=True, include_formatting=False,
         with_metadata=False, **settings)
     return None if document is None else document.body
 
 
 def extract_runs(html: str, url: str | None = None) -> PageRuns:
-    """The three trafilatura runs of ``html`` (comments off)."""
-    if not html.strip():
+    """The three trafilatura runs of ``html`` (comments off), on one parse of it: trafilatura
+    parses a string as :func:`trafilatura.utils.load_html` does, and works on a copy of a
+    tree it is given."""
+    from trafilatura.utils import load_html
+
+    tree = load_html(html) if html.strip() else None
+    if tree is None:
         return PageRuns([], "", "")
-    recall = walk_blocks(_run(html, url, favor_recall=True, include_links=True))
-    default = walk_blocks(_run(html, url))
-    precision = walk_blocks(_run(html, url, favor_precision=True))
+    recall = walk_blocks(_run(tree, url, favor_recall=True, include_links=True))
+    default = walk_blocks(_run(tree, url))
+    precision = walk_blocks(_run(tree, url, favor_precision=True))
     blocks = merge_blocks(recall, default)
     elements, title = source_elements(html, blocks)
     return PageRuns(blocks, "\n".join(b.text for b in default),
