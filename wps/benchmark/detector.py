@@ -31,6 +31,7 @@ from ..model import TEXT_TAG, PageCapture, Segment
 from .article_data import page_counts, score_predictions
 
 __all__ = [
+    "ALL_SETS_ROW",
     "GRID",
     "DevPage",
     "DevSet",
@@ -52,6 +53,8 @@ GRID: dict[str, list[Any]] = {
 }
 """The decision's thresholds chosen per fold (on the other folds' pages)."""
 FOLDS = 5
+ALL_SETS_ROW = "detector (held out, all sets)"
+"""The row of the thresholds fitted on every set's other folds at once (:mod:`.detector_fit`)."""
 
 
 def readability_site(name: str) -> str:
@@ -145,13 +148,13 @@ def reference_scores(pages: list[DevPage], texts: dict[str, str]) -> dict[str, A
     truth = {page.name: {"articleBody": page.gold} for page in pages}
     score = score_predictions(truth, {name: {"articleBody": texts.get(name, "")}
                                       for name in truth}).to_json()
-    per_page = {page.name: _page_f1(page.gold, texts.get(page.name, "")) for page in pages}
+    per_page = {page.name: page_f1(page.gold, texts.get(page.name, "")) for page in pages}
     score["under_half"] = sorted(name for name, value in per_page.items() if value < 0.5)
     score["per_page"] = per_page
     return score
 
 
-def _page_f1(gold: str, text: str) -> float:
+def page_f1(gold: str, text: str) -> float:
     tp, fp, fn = page_counts(gold, text)
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
@@ -242,37 +245,48 @@ def cross_validate_reference(dev: DevSet, base: DecisionRules, k: int = FOLDS) -
     candidates = candidate_rules(base)
     texts = [{page.name: detector_text(decided(page, "detector", rules)) for page in dev.pages}
              for rules in candidates]
-    f1s = [{page.name: _page_f1(page.gold, text[page.name]) for page in dev.pages}
+    f1s = [{page.name: page_f1(page.gold, text[page.name]) for page in dev.pages}
            for text in texts]
     folds = group_folds((page.name for page in dev.pages), dev.group_of, k)
     choice, chosen = fold_choice(dev.pages, folds, candidates,
                                  lambda i, train: sum(f1s[i][name] for name in train))
-    held_out = {name: texts[index][name] for name, index in choice.items()}
     rows = {
-        "detector (held out)": held_out,
-        "detector (packaged defaults)": {page.name: detector_text(decided(page, "detector", base))
-                                         for page in dev.pages},
         "article": {page.name: detector_text(decided(page, "article", None))
                     for page in dev.pages},
         "trafilatura": {page.name: _trafilatura(page.html) for page in dev.pages},
     }
-    posts_aside = {
-        "detector (held out)": {page.name: detector_text(decided(
-            page, "detector", candidates[choice[page.name]]), posts_aside=True)
-            for page in dev.pages},
-        "detector (packaged defaults)": {page.name: detector_text(
-            decided(page, "detector", base), posts_aside=True) for page in dev.pages},
-    }
     result: dict[str, Any] = {"folds": k, "chosen": [_fields(candidates[i]) for i in chosen]}
+    result["detector (held out)"] = detector_row(dev, lambda name: candidates[choice[name]])
+    result["detector (packaged defaults)"] = detector_row(dev, lambda name: base)
     for label, row in rows.items():
-        result[label] = reference_scores(dev.pages, row)
-        result[label]["body_recall"] = body_recall(dev.pages, row)
-        if label in posts_aside:
-            aside = reference_scores(dev.pages, posts_aside[label])
-            result[label]["posts_aside"] = {key: aside[key] for key in
-                                            ("precision", "recall", "f1", "under_half")}
-        result[label]["by_design"] = by_design_scores(dev.pages, posts_aside.get(label, row))
+        result[label] = reference_row(dev, row)
     return result
+
+
+def detector_row(dev: DevSet, rules_of: Callable[[str], DecisionRules]) -> dict[str, Any]:
+    """:func:`reference_row` of the detector profile, each page decided by ``rules_of(name)``,
+    with the figures with the pieces of posts aside."""
+    texts, aside = {}, {}
+    for page in dev.pages:
+        segments = decided(page, "detector", rules_of(page.name))
+        texts[page.name] = detector_text(segments)
+        aside[page.name] = detector_text(segments, posts_aside=True)
+    return reference_row(dev, texts, aside)
+
+
+def reference_row(dev: DevSet, texts: dict[str, str],
+                  posts_aside: dict[str, str] | None = None) -> dict[str, Any]:
+    """One row of a reference set: :func:`reference_scores`, the recall with headings aside, the
+    scores with the pieces of posts aside (``posts_aside``: the texts without them, for rows
+    that keep posts) and :func:`by_design_scores`."""
+    row = reference_scores(dev.pages, texts)
+    row["body_recall"] = body_recall(dev.pages, texts)
+    if posts_aside is not None:
+        aside = reference_scores(dev.pages, posts_aside)
+        row["posts_aside"] = {key: aside[key] for key in ("precision", "recall", "f1",
+                                                          "under_half")}
+    row["by_design"] = by_design_scores(dev.pages, texts if posts_aside is None else posts_aside)
+    return row
 
 
 def _fields(rules: DecisionRules) -> dict[str, Any]:
@@ -296,33 +310,40 @@ def cross_validate_labels(dev: DevSet, base: DecisionRules, work: Path,
 
     dataset = load_dataset(dev.root)
     candidates = candidate_rules(base)
-    reports = [_check(dataset, work / f"candidate-{number}",
-                      {page.name: decided(page, "detector", rules) for page in dev.pages})
+    reports = [check_segments(dataset, work / f"candidate-{number}",
+                              {page.name: decided(page, "detector", rules) for page in dev.pages})
                for number, rules in enumerate(candidates)]
     folds = group_folds((page.name for page in dev.pages), dev.group_of, k)
 
     def train_score(index: int, train: set[str]) -> float:
-        return objective(_totals(aggregate(reports[index]["pages"][n] for n in train),
-                                 reports[index], train, dataset))
+        return objective(label_totals(aggregate(reports[index]["pages"][n] for n in train),
+                                      reports[index], train, dataset))
 
     choice, chosen = fold_choice(dev.pages, folds, candidates, train_score)
     held = {name: reports[index]["pages"][name] for name, index in choice.items()}
     rows = {"detector (held out)": held}
-    rows["detector (packaged defaults)"] = _check(
+    rows["detector (packaged defaults)"] = check_segments(
         dataset, work / "defaults",
         {page.name: decided(page, "detector", base) for page in dev.pages})["pages"]
-    rows["article"] = _check(dataset, work / "article",
-                             {page.name: decided(page, "article", None)
-                              for page in dev.pages})["pages"]
-    rows["trafilatura"] = _check(dataset, work / "trafilatura",
-                                 {page.name: [_whole(_trafilatura(page.html))]
-                                  for page in dev.pages})["pages"]
-    names = {page.name for page in dev.pages}
+    rows["article"] = check_segments(dataset, work / "article",
+                                     {page.name: decided(page, "article", None)
+                                      for page in dev.pages})["pages"]
+    rows["trafilatura"] = check_segments(dataset, work / "trafilatura",
+                                         {page.name: [_whole(_trafilatura(page.html))]
+                                          for page in dev.pages})["pages"]
     result: dict[str, Any] = {"folds": k, "chosen": [_fields(candidates[i]) for i in chosen]}
     for label, pages in rows.items():
-        result[label] = _totals(aggregate(pages[n] for n in sorted(names)), {"pages": pages},
-                                names, dataset)
+        result[label] = label_row(dataset, pages)
     return result
+
+
+def label_row(dataset: Any, pages: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One row of nonarticle-dev: check.py's totals over ``pages`` (its per-page entries)."""
+    from .nonarticle_scores import aggregate
+
+    names = sorted(pages)
+    return label_totals(aggregate(pages[name] for name in names), {"pages": pages}, names,
+                        dataset)
 
 
 def _whole(text: str) -> Segment:
@@ -331,7 +352,7 @@ def _whole(text: str) -> Segment:
     return segment
 
 
-def _check(dataset: Any, out: Path, segments: dict[str, list[Segment]]) -> dict[str, Any]:
+def check_segments(dataset: Any, out: Path, segments: dict[str, list[Segment]]) -> dict[str, Any]:
     """check.py's report (with ``posts_alone``) over ``segments`` written as ``segments.jsonl``."""
     import shutil
 
@@ -350,8 +371,10 @@ def _check(dataset: Any, out: Path, segments: dict[str, list[Segment]]) -> dict[
     return report
 
 
-def _totals(total: dict[str, Any], report: dict[str, Any], names: set[str],
-            dataset: Any) -> dict[str, Any]:
+def label_totals(total: dict[str, Any], report: dict[str, Any], names: Iterable[str],
+                 dataset: Any) -> dict[str, Any]:
+    """check.py's sums over ``names`` (:func:`aggregate`'s ``total``) with the kept characters
+    on the pages with no prose (index, login, table) added from ``report``."""
     from .nonarticle_data import NONARTICLE_TYPES
 
     total = dict(total)

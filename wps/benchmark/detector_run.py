@@ -15,6 +15,7 @@ from ..files import write_text_atomic
 from ..model import PageCapture
 from .article_data import load_benchmark, read_html
 from .detector import (
+    ALL_SETS_ROW,
     FOLDS,
     GRID,
     DevPage,
@@ -26,6 +27,8 @@ from .detector import (
     prepare_pages,
     readability_site,
 )
+from .detector_fit import FIT_GRID, CandidateScores, cross_validate_all_sets
+from .nonarticle_data import load_dataset
 
 __all__ = ["DetectorSettings", "render_markdown", "run_detector_benchmark"]
 
@@ -138,7 +141,8 @@ def run_detector_benchmark(settings: DetectorSettings) -> dict[str, Any]:
         "label": settings.label, "command": settings.command, "grid": GRID,
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": _commit(), "sets": {}}
-    for dev in load_sets(settings):
+    sets = load_sets(settings)
+    for dev in sets:
         prepare_pages(dev.pages, configs, settings.segmenter, settings.progress)
         if dev.kind == "reference":
             scores = cross_validate_reference(dev, base, settings.folds)
@@ -146,6 +150,14 @@ def run_detector_benchmark(settings: DetectorSettings) -> dict[str, Any]:
             scores = cross_validate_labels(dev, base, settings.work / dev.name, settings.folds)
         scores["failed"] = {page.name: page.error for page in dev.pages if page.error}
         result["sets"][dev.name] = scores
+    if len(sets) > 1:
+        datasets = {dev.name: load_dataset(dev.root) for dev in sets if dev.kind == "labels"}
+        joint = cross_validate_all_sets(
+            sets, base, CandidateScores(sets, datasets, settings.work / "all-sets"),
+            settings.folds)
+        for name, row in joint.pop("sets").items():
+            result["sets"][name][ALL_SETS_ROW] = row
+        result["all_sets"] = {"grid": FIT_GRID, **joint}
     settings.results.mkdir(parents=True, exist_ok=True)
     write_text_atomic(settings.results / f"detector-{settings.label}.json",
                       json.dumps(result, ensure_ascii=False, indent=1))
@@ -181,8 +193,8 @@ def render_markdown(results: Path) -> str:
                       "|---|---|---|---|---|---|---|---|---|"]
         for run in present:
             scores = run["sets"][set_name]
-            for row in ("detector (held out)", "detector (packaged defaults)", "article",
-                        "trafilatura"):
+            for row in ("detector (held out)", ALL_SETS_ROW, "detector (packaged defaults)",
+                        "article", "trafilatura"):
                 if row in scores:
                     lines.append(_row(run, row, scores[row], set_name))
         lines.append("")
@@ -196,6 +208,16 @@ def render_markdown(results: Path) -> str:
                             if under is not None else "")
                          + (f"; failed pages: {scores['failed']}" if scores.get("failed")
                             else ""))
+        lines.append("")
+    fitted = [run for run in runs if "all_sets" in run]
+    if fitted:
+        lines += ["## Thresholds fitted on all sets at once", ""]
+        for run in fitted:
+            joint = run["all_sets"]
+            lines.append(f"- {run['label']} ({run['date']}, wps {run['commit']}): per fold, on the "
+                         f"other folds' pages of every set: {_choices(joint['chosen'])}; on every "
+                         f"page: {_choices([joint['fitted']])[:-5]} ({joint['evaluated']} "
+                         "candidates decided)")
         lines.append("")
     for run in runs:
         lines.append(f"- `{run['label']}`: `{run['command']}`")
@@ -233,7 +255,12 @@ detector's input: the kept segments' `main_text` in file order. Per set: the det
 (the default) with the decision's thresholds chosen per fold on the other folds' pages
 (`GroupKFold`-style folds over sites: readability-dev site = name without `-N`, nonarticle-dev
 site = host part of the name, article benchmark: one page each), the detector profile with the
-packaged thresholds (for reference), the article profile (`--profile article`; no thresholds
+packaged thresholds (for reference), the detector profile "held out, all sets": seven thresholds
+(`FIT_GRID` of `wps/benchmark/detector_fit.py`) fitted by coordinate ascent from the packaged
+defaults on every set's pages at once, folds grouped by site across the sets, fitting the mean of
+each set's own figure (readability-dev: page F1; article benchmark: page recall with headings
+aside; nonarticle-dev: prose recall less leak rate less kept characters on pages without prose),
+the article profile (`--profile article`; no thresholds
 fitted here, but its block model was trained on the article benchmark's pages, so its article
 benchmark row is in-sample) and trafilatura's default extraction of the same page file.
 
