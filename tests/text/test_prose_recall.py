@@ -192,3 +192,37 @@ def test_the_rest_of_an_article_the_extractor_stopped_short_of_stays(make_captur
     kept = {segment.text for segment in segments if segment.kept}
     assert more[0] in kept and more[1] in kept
     assert teaser not in kept
+
+
+def test_the_next_stories_after_an_article_are_not_the_article_running_on(make_capture):
+    """Past the extractor's last paragraph, a block that opens with a headline linked elsewhere
+    and goes on in prose is another story (a list of more stories): the article's run ends
+    there. A paragraph of the article that opens with a link runs on as before."""
+    from wps.decide import DecisionRules, decide_segments
+    from wps.model import Segment
+    from wps.page.reading import reading_text
+
+    more = ("The miller says the stones were dressed by hand again last winter, and the flour "
+            "has never been finer since the river was cleaned upstream of the wheel.")
+    leads = [("A council in the north has voted to reopen its market hall after ten years, "
+              "and the first stalls will sell bread, cheese and apples from nearby farms."),
+             ("Two brothers who restored a windmill on the coast now grind spelt for a dozen "
+              "bakeries, and they say the orders keep coming in faster than the wind.")]
+    stories = [("DIV", [("H3", [("A", [f"Story {n} of the valley's other bakers"])]),
+                        ("P", [lead])]) for n, lead in enumerate(leads)]
+    capture = make_capture(("BODY", [("DIV", [("P", [ARTICLE[0]]), ("P", [ARTICLE[1]]),
+                                              ("P", [("A", ["The miller"]), more[10:]])]),
+                                     ("DIV", [("P", ["More stories"])]), *stories]))
+    segments = _paragraph_segments(capture, [ARTICLE[0], ARTICLE[1], None, None, None, None])
+    segments = segments[:4]  # the stories' paragraphs are in their blocks' segments below
+    for story in (n for n in capture.nodes if n.tag == "DIV" and n.parent == 0
+                  and any(c.tag == "H3" for c in capture.nodes if c.parent == n.id)):
+        node_ids = [n.id for n in capture.nodes if _under(capture, n.id, story.id)]
+        segment = Segment.from_box(str(story.id), (0, 0, 1000, 80), node_ids)
+        segment.text = reading_text(capture, node_ids)
+        segment.kept, segment.reasons = False, ["no_main_text", "too_few_tokens"]
+        segments.append(segment)
+    decide_segments(capture, segments, DecisionRules.from_config())
+    kept = " ".join(segment.text for segment in segments if segment.kept)
+    assert more[10:] in kept
+    assert not any(lead in kept for lead in leads)

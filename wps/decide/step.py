@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import PageCapture, Segment
+from ..model import TEXT_TAG, PageCapture, Segment
 from ..page.boilerplate import is_notice, is_statistics
 from ..page.declared import declares_article
 from ..posts.records import PostStructure, find_posts, post_list_chrome
@@ -335,8 +335,9 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     without one. The article runs on past the extractor's last segment over the segments that
     are clear prose by their own text (``prose``: their ``id``), across short ones between them
     (a subheading, a caption, an empty box) and asides (a pull quote), up to the first other
-    segment or the page's footer or navigation: an extractor that stopped early (at an ad, a
-    pull quote) leaves the rest of the story."""
+    segment, another story (:func:`_opens_with_headline_link`) or the page's footer or
+    navigation: an extractor that stopped early (at an ad, a pull quote) leaves the rest of the
+    story."""
     order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
     chosen = [index for index, segment in enumerate(order)
               if segment.kept and segment.main_text.strip() and segment.post_part is None]
@@ -350,11 +351,31 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
             break
         if ASIDE_CONTEXTS & contexts:
             continue
+        if _opens_with_headline_link(capture, segment):
+            break
         if id(segment) in prose and segment.post_part is None:
             last = index
         elif word_count(segment.text) > MAX_GAP_WORDS:
             break
     return range(_first_node(order[chosen[0]]), max(order[last].node_ids) + 1)
+
+
+def _opens_with_headline_link(capture: PageCapture, segment: Segment) -> bool:
+    """The segment opens with a line that is all link text and goes on past a short line: the
+    headline and lead of another story (a list of more stories, the next story on the page). A
+    paragraph of the article that opens with a link has more than the link on its first line."""
+    if word_count(segment.text) <= MAX_GAP_WORDS:
+        return False
+    line = squeezed(segment.text.lstrip().split("\n", 1)[0])
+    linked = ""
+    for node_id in sorted(segment.node_ids):
+        node = capture.nodes[node_id]
+        if node.tag != TEXT_TAG or not node.text.strip():
+            continue
+        if "link" not in node.inside or len(linked) >= len(line):
+            break
+        linked += squeezed(node.text)
+    return bool(line) and linked.startswith(line)
 
 
 PAGE_END_CONTEXTS = frozenset({"footer", "nav"})
