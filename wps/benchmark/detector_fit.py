@@ -6,8 +6,9 @@ grouped by site (a site's pages are never on both sides, whatever set holds them
 fold's other pages the thresholds are fitted by coordinate ascent over :data:`FIT_GRID` from the
 packaged defaults, and the fold's own pages are decided with them. What is fitted is the mean
 over the sets of each set's own figure on its training pages (:func:`set_score`), so a small set
-weighs as much as a large one. The thresholds fitted on all pages at once are the ones to
-package; the held-out figures say what they give on sites they were not fitted on.
+weighs as much as a large one. The thresholds fitted on all pages at once are the ones this fit
+would package; the held-out figures say what the fit gives on sites it was not fitted on, to be
+weighed against the packaged thresholds' figures.
 
 Every candidate is decided once on every page (:class:`CandidateScores`); the folds only sum
 its per-page figures.
@@ -59,8 +60,8 @@ MAX_ROUNDS = 3
 
 @dataclass(slots=True)
 class CandidateScores:
-    """Per-page figures of each candidate's rules, decided once on every page of every set:
-    a reference set's page F1 against its reference; a labelled set's check.py report (its inputs written
+    """Per-page figures of each candidate's rules, decided once on every page of every set: a
+    reference set's :func:`page_figure`; a labelled set's check.py report (its inputs written
     under ``work``, each candidate over the last)."""
 
     sets: list[DevSet]
@@ -70,7 +71,7 @@ class CandidateScores:
     _memo: dict[DecisionRules, dict[str, Any]] = field(default_factory=dict)
 
     def __call__(self, rules: DecisionRules) -> dict[str, Any]:
-        """Set name → its figures under ``rules`` (page F1s, or check.py's report)."""
+        """Set name → its figures under ``rules`` (page figures, or check.py's report)."""
         if rules not in self._memo:
             scores: dict[str, Any] = {}
             for dev in self.sets:

@@ -216,7 +216,7 @@ def render_markdown(results: Path) -> str:
             joint = run["all_sets"]
             lines.append(f"- {run['label']} ({run['date']}, wps {run['commit']}): per fold, on the "
                          f"other folds' pages of every set: {_choices(joint['chosen'])}; on every "
-                         f"page: {_choices([joint['fitted']])[:-5]} ({joint['evaluated']} "
+                         f"page: {_fields_text(joint['fitted'])} ({joint['evaluated']} "
                          "candidates decided)")
         lines.append("")
     for run in runs:
@@ -228,9 +228,13 @@ def _choices(chosen: list[dict[str, Any]]) -> str:
     """``a=1, b=2`` ×3; ... : each distinct choice once, with how many folds made it."""
     counts: dict[str, int] = {}
     for choice in chosen:
-        key = ", ".join(f"{name}={value}" for name, value in choice.items())
+        key = _fields_text(choice)
         counts[key] = counts.get(key, 0) + 1
     return "; ".join(f"{key} (×{count})" for key, count in counts.items())
+
+
+def _fields_text(fields: dict[str, Any]) -> str:
+    return ", ".join(f"{name}={value}" for name, value in fields.items())
 
 
 def _row(run: dict[str, Any], row: str, s: dict[str, Any], set_name: str) -> str:
