@@ -335,7 +335,7 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     without one. The article runs on past the extractor's last segment over the segments that
     are clear prose by their own text (``prose``: their ``id``), across short ones between them
     (a subheading, a caption, an empty box) and asides (a pull quote), up to the first other
-    segment, another story (:func:`_opens_with_headline_link`) or the page's footer or
+    segment, a block titled by a link (:func:`_opens_with_headline_link`) or the page's footer or
     navigation: an extractor that stopped early (at an ad, a pull quote) leaves the rest of the
     story."""
     order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
@@ -362,8 +362,9 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
 
 def _opens_with_headline_link(capture: PageCapture, segment: Segment) -> bool:
     """The segment opens with a line that is all link text and goes on past a short line: the
-    headline and lead of another story (a list of more stories, the next story on the page). A
-    paragraph of the article that opens with a link has more than the link on its first line."""
+    headline and lead of another story (a list of more stories, the next story on the page), an
+    author's linked name over a bio, a box titled by a link. A paragraph of the article that
+    opens with a link has more than the link on its first line."""
     if word_count(segment.text) <= MAX_GAP_WORDS:
         return False
     line = squeezed(segment.text.lstrip().split("\n", 1)[0])
