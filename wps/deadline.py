@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -98,11 +99,31 @@ def check_deadline(stage: str = "") -> None:
         raise deadline.error(stage)
 
 
+REFIRE_S = 0.01
+"""Delay before the timer fires again when a finalizer swallowed its exception."""
+
+
 @contextmanager
 def _alarm(deadline: Deadline) -> Iterator[None]:
-    def interrupt(_signum: int, _frame: object) -> None:
-        raise deadline.error()
+    """SIGALRM at the deadline raises its error in the code running. Where that code is a
+    finalizer (a ``__del__``, a weakref callback: garbage collection runs them anywhere), Python
+    cannot raise from it: it hands the error to ``sys.unraisablehook`` and goes on, so the
+    error would print a traceback and the page run on unchecked. The hook takes our error
+    quietly and fires the timer again, to raise in the code the finalizer interrupted."""
+    raised: list[PageTimeoutError] = []
 
+    def interrupt(_signum: int, _frame: object) -> None:
+        raised.append(deadline.error())
+        raise raised[-1]
+
+    def swallowed(unraisable: sys.UnraisableHookArgs) -> None:
+        if any(unraisable.exc_value is error for error in raised):
+            signal.setitimer(signal.ITIMER_REAL, REFIRE_S)
+        else:
+            previous_hook(unraisable)
+
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = swallowed
     previous_handler = signal.signal(signal.SIGALRM, interrupt)
     previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL,
                                                          max(deadline.remaining(), 1e-3))
@@ -111,5 +132,6 @@ def _alarm(deadline: Deadline) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous_handler)
+        sys.unraisablehook = previous_hook
         if previous_delay > 0 and math.isfinite(previous_delay):  # someone else's timer goes on
             signal.setitimer(signal.ITIMER_REAL, previous_delay, previous_interval)
