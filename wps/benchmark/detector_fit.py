@@ -69,6 +69,8 @@ class CandidateScores:
     """Labelled set name → its loaded data set (``nonarticle_data.load_dataset``)."""
     work: Path
     _memo: dict[DecisionRules, dict[str, Any]] = field(default_factory=dict)
+    _references: dict[str, str] = field(default_factory=dict)
+    """Page key → :func:`figure_reference`, made once (the same for every candidate)."""
 
     def __call__(self, rules: DecisionRules) -> dict[str, Any]:
         """Set name → its figures under ``rules`` (page figures, or check.py's report)."""
@@ -77,15 +79,21 @@ class CandidateScores:
             for dev in self.sets:
                 segments = {page.name: decided(page, "detector", rules) for page in dev.pages}
                 if dev.kind == "reference":
-                    scores[dev.name] = {page.name: page_figure(dev, page,
-                                                               detector_text(segments[page.name]))
-                                        for page in dev.pages}
+                    scores[dev.name] = {page.name: page_figure(
+                        dev, self._reference(dev, page), detector_text(segments[page.name]))
+                        for page in dev.pages}
                 else:
                     scores[dev.name] = check_segments(
                         self.datasets[dev.name],
                         self.work / "candidate" / dev.name, segments)
             self._memo[rules] = scores
         return self._memo[rules]
+
+    def _reference(self, dev: DevSet, page: DevPage) -> str:
+        key = page_key(dev, page.name)
+        if key not in self._references:
+            self._references[key] = figure_reference(dev, page)
+        return self._references[key]
 
     @property
     def evaluated(self) -> int:
@@ -95,12 +103,21 @@ class CandidateScores:
         return set_score(dev, self(rules)[dev.name], names, self.datasets.get(dev.name))
 
 
-def page_figure(dev: DevSet, page: DevPage, text: str) -> float:
-    """The page's :data:`FIT_FIGURE` for ``text``, the detector's input."""
+def figure_reference(dev: DevSet, page: DevPage) -> str:
+    """What the page's :data:`FIT_FIGURE` measures against: the article body with its heading
+    lines aside for recall, the reference for F1."""
     if FIT_FIGURE.get(dev.name) == "body_recall":
-        tp, _, fn = page_counts(without_headings(page.gold, heading_lines(page.capture)), text)
+        return without_headings(page.gold, heading_lines(page.capture))
+    return page.gold
+
+
+def page_figure(dev: DevSet, reference: str, text: str) -> float:
+    """The page's :data:`FIT_FIGURE` for ``text``, the detector's input, against its
+    :func:`figure_reference`."""
+    if FIT_FIGURE.get(dev.name) == "body_recall":
+        tp, _, fn = page_counts(reference, text)
         return tp / (tp + fn) if tp + fn else 0.0
-    return page_f1(page.gold, text)
+    return page_f1(reference, text)
 
 
 def set_score(dev: DevSet, figures: dict[str, Any], names: set[str],
