@@ -5,7 +5,8 @@ Example::
 
     .venv/bin/python scripts/bench_dedup.py --megabytes 50 --runs 5 --pages 200
 
-Chunking is timed end to end on the normalised bytes (boundaries + xxh3 digests), then stage by
+Chunking is timed end to end on the normalised bytes (boundaries + xxh3 digests), in the compiled
+form where numba is installed and in the numpy form, then the numpy form stage by
 stage, CPU time beside wall clock since the machine may be shared. Text comes from the article
 bodies of ../shared/article-extraction-benchmark (paragraphs shuffled with a fixed seed until the
 size is reached); synthetic words when that folder is missing. The per-page figure covers the
@@ -28,7 +29,15 @@ from pathlib import Path
 import xxhash
 
 from wps.dedup import Deduplicator
-from wps.dedup.rabin import MAX_CHUNK, _cut_candidates, _select_cuts, chunk_digests, normalise_text
+from wps.dedup.rabin import (
+    MAX_CHUNK,
+    _compiled,
+    _cut_candidates,
+    _select_cuts,
+    chunk_digests,
+    chunk_digests_numpy,
+    normalise_text,
+)
 from wps.model import Segment
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
@@ -71,18 +80,24 @@ def _timed(function: Callable[[], object], runs: int) -> tuple[list[float], list
 
 
 def bench_chunking(text: str, runs: int) -> None:
-    """Boundaries + xxh3 digests end to end, then each stage alone (normalisation apart: the
-    dedup stage runs it before chunking)."""
+    """Boundaries + xxh3 digests end to end, compiled and numpy forms, then each stage of the
+    numpy form alone (normalisation apart: the dedup stage runs it before chunking)."""
     data = normalise_text(text)
     megabytes = len(data) / 1e6
     ends, _ = chunk_digests(data)
-    wall, cpu = _timed(lambda: chunk_digests(data), runs)
-    print(
-        f"rabin chunking: {megabytes:.1f} MB, {len(ends)} chunks (mean {len(data) / len(ends):.1f}"
-        f" B), median of {runs}: wall {megabytes / statistics.median(wall):.1f} MB/s,"
-        f" cpu {megabytes / statistics.median(cpu):.1f} MB/s"
-        f" (best wall {megabytes / min(wall):.1f} MB/s)"
-    )
+    forms = {"rabin chunking (numpy form)": chunk_digests_numpy}
+    if _compiled() is not None:  # loads (and on first use compiles) the numba form: not timed
+        forms = {"rabin chunking (compiled, the form in use)": chunk_digests, **forms}
+    else:
+        print("rabin chunking: numba is not installed (the fast extra), numpy form in use")
+    for label, chunker in forms.items():
+        wall, cpu = _timed(lambda chunker=chunker: chunker(data), runs)
+        print(
+            f"{label}: {megabytes:.1f} MB, {len(ends)} chunks (mean {len(data) / len(ends):.1f}"
+            f" B), median of {runs}: wall {megabytes / statistics.median(wall):.1f} MB/s,"
+            f" cpu {megabytes / statistics.median(cpu):.1f} MB/s"
+            f" (best wall {megabytes / min(wall):.1f} MB/s)"
+        )
     candidates = _cut_candidates(data)
     cuts = _select_cuts(candidates, len(data), MAX_CHUNK).tolist()
     digest = xxhash.xxh3_64_intdigest

@@ -20,8 +20,8 @@ fi
 # The torch extras (detect, vision) take about 7 GB in .venv (a CUDA build with its nvidia-* wheels) and as
 # much again in downloads while pip installs them; on a machine with less free disk than that, install the
 # rest and say so: their tests skip.
-FULL_EXTRAS="test,detect,noise,vision,warc,ray,parquet,datatrove"
-LIGHT_EXTRAS="test,noise,warc,ray,parquet,datatrove"
+FULL_EXTRAS="test,detect,noise,vision,warc,ray,parquet,datatrove,fast"
+LIGHT_EXTRAS="test,noise,warc,ray,parquet,datatrove,fast"
 NEED_GB=12
 if [ -n "${WPS_EXTRAS:-}" ]; then
     EXTRAS="$WPS_EXTRAS"

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import xxhash
 
 from wps.dedup import rabin
 from wps.dedup.rabin import (
@@ -20,6 +21,8 @@ from wps.dedup.rabin import (
     chunk_boundaries_reference,
     chunk_boundaries_sequential,
     chunk_bytes,
+    chunk_digests,
+    chunk_digests_numpy,
     chunk_text,
     normalise_text,
 )
@@ -152,6 +155,38 @@ def test_vectorised_cuts_equal_the_loops_on_real_texts(article_benchmark: Path) 
         assert ends == chunk_boundaries_sequential(data) == chunk_boundaries_reference(data)
     everything = "\n".join(bodies).encode()
     assert chunk_boundaries(everything) == chunk_boundaries_sequential(everything)
+
+
+def _digests_by_definition(data: bytes, ends: list[int]) -> list[int]:
+    return [xxhash.xxh3_64_intdigest(data[a:b]) for a, b in zip([0, *ends[:-1]], ends)]
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Callable[[bytes, int], tuple[list[int], list[int]]]:
+    pytest.importorskip("numba", reason="the compiled chunker needs the fast extra (numba)")
+    from wps.dedup.rabin_compiled import chunk_digests_compiled
+
+    return chunk_digests_compiled
+
+
+@pytest.mark.parametrize("kind", GENERATORS)
+def test_compiled_chunks_and_digests_equal_the_reference_loop(kind: str, compiled) -> None:
+    rng = random.Random(f"compiled-{kind}")
+    for trial in range(40):
+        data = GENERATORS[kind](rng, rng.choice([0, 1, 31, 40, 400, 1500, 5000, 30_000]))
+        for max_chunk in (MAX_CHUNK, 33, 100, 1000, 8):
+            ends, digests = compiled(data, max_chunk)
+            assert ends == chunk_boundaries_reference(data, max_chunk=max_chunk), (trial, data)
+            assert digests == _digests_by_definition(data, ends)
+
+
+def test_compiled_chunks_equal_the_numpy_form_on_real_texts(article_benchmark: Path, compiled) -> None:
+    truth = json.loads((article_benchmark / "ground-truth.json").read_text())
+    bodies = [page["articleBody"] for page in truth.values() if page.get("articleBody")]
+    everything = normalise_text("\n".join(bodies))
+    assert compiled(everything, MAX_CHUNK) == chunk_digests_numpy(everything)
+    assert chunk_digests(everything) == chunk_digests_numpy(everything)
+    assert rabin._compiled() is compiled  # the chunker in use where numba is installed
 
 
 def _lines_run_in_rabin(function: Callable[[], object]) -> int:
