@@ -180,7 +180,9 @@ def test_compiled_chunks_and_digests_equal_the_reference_loop(kind: str, compile
             assert digests == _digests_by_definition(data, ends)
 
 
-def test_compiled_chunks_equal_the_numpy_form_on_real_texts(article_benchmark: Path, compiled) -> None:
+def test_compiled_chunks_equal_the_numpy_form_on_real_texts(
+    article_benchmark: Path, compiled
+) -> None:
     truth = json.loads((article_benchmark / "ground-truth.json").read_text())
     bodies = [page["articleBody"] for page in truth.values() if page.get("articleBody")]
     everything = normalise_text("\n".join(bodies))
