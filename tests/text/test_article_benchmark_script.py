@@ -27,6 +27,14 @@ def test_without_scripts_keeps_text_and_declares_utf8() -> None:
     assert cleaned.count("charset") == 1 and 'charset="utf-8"' in cleaned
 
 
+def test_without_scripts_takes_a_page_that_opens_with_an_xml_declaration() -> None:
+    html = ('<?xml version="1.0" encoding="iso-8859-1"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+            "<head><title>Ü</title></head><body><p>Prose, ünïcode<script>x()</script>.</p></body></html>")
+    cleaned = without_scripts(html)
+    assert "Prose, ünïcode." in cleaned and "<script" not in cleaned
+    assert 'charset="utf-8"' in cleaned
+
+
 def test_script_writes_summary_predictions_and_table(article_benchmark: Path,
                                                       tmp_path: Path) -> None:
     truth = json.loads((article_benchmark / "ground-truth.json").read_text(encoding="utf-8"))

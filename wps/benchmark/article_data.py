@@ -122,7 +122,9 @@ def without_scripts(html: str) -> str:
     """
     import lxml.html
 
-    root = lxml.html.document_fromstring(html)
+    # bytes with the encoding named: lxml refuses a str that opens with an XML declaration
+    parser = lxml.html.HTMLParser(encoding="utf-8")
+    root = lxml.html.document_fromstring(html.encode("utf-8"), parser=parser)
     for element in list(root.iter("script")):
         element.drop_tree()  # keeps the tail text
     for meta in list(root.iter("meta")):
