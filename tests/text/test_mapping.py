@@ -104,3 +104,31 @@ def test_fuzzy_block_before_the_cursor_is_found_on_the_whole_page(make_capture) 
     assert [m.match for m in alignment.matches] == ["exact", "fuzzy"]
     fuzzy = alignment.matches[1]
     assert fuzzy.start == 0 and fuzzy.end >= len(normalise(first)[0]) - 2
+
+
+def test_a_block_whose_inline_code_the_extractor_dropped_covers_its_whole_paragraph(
+    make_capture,
+) -> None:
+    # trafilatura leaves out inline <code> at times: "These are , and ." The fuzzy window is as
+    # long as the block, so without fitting its ends it starts and ends inside words.
+    before = "The earlier paragraph ends with a call to fetch() as discussed below."
+    after = "The Headers interface is a simple multi-map of names to values."
+    capture = make_capture(("BODY", [
+        ("P", [before]),
+        ("P", ["Fetch introduces 3 interfaces. These are ", ("CODE", ["Headers"]), ", ",
+               ("CODE", ["Request"]), " and ", ("CODE", ["Response"]),
+               ". They map directly to the underlying HTTP concepts, but have certain "
+               "visibility filters in place for privacy and security reasons, such as "
+               "supporting CORS rules and ensuring cookies aren't readable by third parties."]),
+        ("P", [after]),
+    ]))
+    dropped = ("Fetch introduces 3 interfaces. These are , and . They map directly to the "
+               "underlying HTTP concepts, but have certain visibility filters in place for "
+               "privacy and security reasons, such as supporting CORS rules and ensuring "
+               "cookies aren't readable by third parties.")
+    alignment = align_main_text(capture, main(dropped))
+    match = alignment.matches[0]
+    assert match.match == "fuzzy"
+    page = alignment.stream.compact
+    assert page[match.start:match.end] == normalise(
+        dropped.replace("are , and .", "are Headers, Request and Response."))[0]

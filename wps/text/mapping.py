@@ -221,9 +221,44 @@ def _locate(needle: str, page: str, cursor: int) -> BlockMatch:
             result = fuzz.partial_ratio_alignment(needle, page[low:high],
                                                   score_cutoff=FUZZY_CUTOFF)
             if result is not None:
-                return BlockMatch(placeholder, "fuzzy", float(result.score),
-                                  low + result.dest_start, low + result.dest_end)
+                start, end = _fit_ends(needle, page, low + result.dest_start,
+                                       low + result.dest_end)
+                return BlockMatch(placeholder, "fuzzy", float(result.score), start, end)
     return BlockMatch(placeholder, "none", 0.0)
+
+
+FIT_CHARS = 12
+"""Characters of a fuzzily found block's start and end looked for around the match's ends."""
+
+
+def _fit_ends(needle: str, page: str, start: int, end: int) -> tuple[int, int]:
+    """The fuzzy span ``[start, end)`` moved to where the block's first and last
+    :data:`FIT_CHARS` characters stand nearby.
+
+    rapidfuzz's partial match is a window as long as the block, so where the page holds more
+    than the block (an extractor that dropped inline code: "These are , and .") the window
+    falls short at one end or both, and the article's first and last words would go to no
+    segment. Each end moves only to an exact occurrence of the block's own end within the
+    slack the match's score allows; otherwise it stays.
+    """
+    width = min(FIT_CHARS, len(needle) // 4)
+    slack = len(needle) // 4 + FIT_CHARS
+    fitted_start = _nearest(page, needle[:width], start, slack)
+    fitted_end = _nearest(page, needle[-width:], end - width, slack)
+    start = start if fitted_start is None else fitted_start
+    end = end if fitted_end is None or fitted_end + width <= start else fitted_end + width
+    return start, end
+
+
+def _nearest(page: str, part: str, origin: int, slack: int) -> int | None:
+    """The occurrence of ``part`` in ``page`` nearest to ``origin``, at most ``slack`` away."""
+    best = None
+    found = page.find(part, max(0, origin - slack), origin + slack + len(part))
+    while found >= 0:
+        if best is None or abs(found - origin) < abs(best - origin):
+            best = found
+        found = page.find(part, found + 1, origin + slack + len(part))
+    return best
 
 
 def _anchor(needle: str, page: str, cursor: int) -> tuple[int, int] | None:
