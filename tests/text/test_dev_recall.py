@@ -162,3 +162,18 @@ def test_figures_in_parentheses_are_prose_not_code(request, tmp_path):
     assert not any(looks_like_code(line) for line in lines)
     assert kept_share(page, lines) == 1.0
     assert looks_like_code("rate = (hits % size) * 100; print(f'{rate}%')")
+
+
+@pytest.mark.parametrize("name", ["toc-missing", "002"])
+def test_an_articles_paragraphs_are_prose_not_posts(request, tmp_path, name):
+    """The segmenter groups an article's alike paragraphs as repeated blocks; only what the
+    posts step found (a post's body) is ``kind: post``, so a user who takes the article by its
+    kind gets all of it."""
+    page = readability_page(name, request, tmp_path)
+    kept = [s for s in decided(page, "detector", DecisionRules.from_config(None)) if s.kept]
+    lines = set(sentence_lines(page.gold, 8))
+    in_article = [s for s in kept if any(squeezed_words(line) in squeezed_words(s.main_text)
+                                         for line in lines)]
+    assert len(in_article) >= 10
+    assert all(s.kind == "prose" for s in in_article)
+    assert all(s.post_part == "body" for s in kept if s.kind == "post")

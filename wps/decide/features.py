@@ -2,7 +2,7 @@
 
 From the capture (no HTML-only extractor has it): the share of the text inside forms, links,
 lists and tables and navigation, form controls, font size against the page's body text, and
-whether the segmenter found it as one of a repeated record; from the text: how much of it is
+the short titled records it runs across (a listing); from the text: how much of it is
 in real sentences (8+ words ending in punctuation; a line break ends a sentence, so list items
 and table rows are not sentences) and how many lines are ``Key: value`` fields. One pass over
 the segment's nodes and lines.
@@ -46,7 +46,6 @@ class SegmentFeatures:
     field_line_share: float
     controls: int
     rel_font_size: float
-    is_record: bool
     listing_records: int = 0
     """Title-and-blurb records the segment runs across (a forum index's rows, a list of teasers);
     0 when it is not such a listing (see :func:`listing_records`)."""
@@ -146,7 +145,6 @@ def segment_features(capture: PageCapture, segment: Segment, page: PageFacts) ->
                           if lines else 0.0),
         controls=int(facts["controls"]),
         rel_font_size=facts["font_size"] / body_font_size if facts["font_size"] else 1.0,
-        is_record=segment.extra.get("block_type") == "record",
         listing_records=listing_records(capture, ids, page),
     )
 

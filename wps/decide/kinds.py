@@ -49,11 +49,12 @@ KIND_RULES: tuple[tuple[str, Callable[[SegmentFeatures], bool]], ...] = (
 )
 
 
-def segment_kind(features: SegmentFeatures, is_prose: bool) -> str:
-    """``post`` (prose in one of a repeated record) or ``prose``; else the first matching
-    rule's kind, else ``boilerplate``."""
+def segment_kind(features: SegmentFeatures, is_prose: bool, post: bool) -> str:
+    """``post`` (prose that is a post's body, as the posts step found it: ``post``) or
+    ``prose``; else the first matching rule's kind, else ``boilerplate``. A segmenter's
+    repeated blocks (an article's paragraphs, a gallery's captions) are not posts."""
     if is_prose:
-        return "post" if features.is_record else "prose"
+        return "post" if post else "prose"
     for kind, rule in KIND_RULES:
         if rule(features):
             return kind

@@ -180,7 +180,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         else:
             prose = ((plain and (post or rules.is_strict_prose(features)))
                      or (not post and _main_text_prose(segment, features, rules)))
-        segment.kind = segment_kind(features, prose)
+        segment.kind = segment_kind(features, prose, post)
         if not prose:
             _drop(segment, NON_ARTICLE_PAGE if plain else NOT_PROSE)
             continue
