@@ -226,3 +226,25 @@ def test_the_next_stories_after_an_article_are_not_the_article_running_on(make_c
     kept = " ".join(segment.text for segment in segments if segment.kept)
     assert more[10:] in kept
     assert not any(lead in kept for lead in leads)
+
+
+def test_the_article_does_not_run_on_past_the_article_element_it_stands_in(make_capture):
+    """Where every paragraph the extractor chose stands in one ``article`` element, the page
+    says where the story ends: prose past it (a comment box's notice) is not the story running
+    on. Without that element the run goes on past the last chosen paragraph as before."""
+    from wps.decide import DecisionRules, decide_segments
+
+    rest = ("The miller says the stones were dressed by hand again last winter, and the flour "
+            "has never been finer since the river was cleaned upstream of the wheel.")
+    notice = ("Comments are the sole responsibility of their authors, and a user who breaks "
+              "the rules of this site will be removed and barred from writing here again.")
+    for wrapper in ("ARTICLE", "DIV"):
+        capture = make_capture(("BODY", [
+            (wrapper, [("P", [ARTICLE[0]]), ("P", [ARTICLE[1]]), ("P", [rest])]),
+            ("SECTION", [("P", [notice])]),
+        ]))
+        segments = _paragraph_segments(capture, [ARTICLE[0], ARTICLE[1], None, None])
+        decide_segments(capture, segments, DecisionRules.from_config())
+        kept = " ".join(segment.text for segment in segments if segment.kept)
+        assert rest in kept, wrapper
+        assert (notice in kept) == (wrapper == "DIV"), wrapper

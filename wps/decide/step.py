@@ -335,19 +335,23 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     without one. The article runs on past the extractor's last segment over the segments that
     are clear prose by their own text (``prose``: their ``id``), across short ones between them
     (a subheading, a caption, an empty box) and asides (a pull quote), up to the first other
-    segment, a block titled by a link (:func:`_opens_with_headline_link`) or the page's footer or
-    navigation: an extractor that stopped early (at an ad, a pull quote) leaves the rest of the
-    story."""
+    segment, a block titled by a link (:func:`_opens_with_headline_link`), the page's footer or
+    navigation, or the end of the ``article`` element that holds all the extractor's segments
+    (:func:`_shared_article`): an extractor that stopped early (at an ad, a pull quote) leaves
+    the rest of the story."""
     order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
     chosen = [index for index, segment in enumerate(order)
               if segment.kept and segment.main_text.strip() and segment.post_part is None]
     if not chosen:
         return range(0)
     last = max(chosen, key=lambda index: max(order[index].node_ids))
+    article = _shared_article(capture, [order[index] for index in chosen])
     for index in range(chosen[-1] + 1, len(order)):
         segment = order[index]
         contexts = capture.nodes[_first_node(segment)].inside
         if PAGE_END_CONTEXTS & contexts:
+            break
+        if article is not None and _article_of(capture, _first_node(segment)) != article:
             break
         if ASIDE_CONTEXTS & contexts:
             continue
@@ -358,6 +362,24 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
         elif word_count(segment.text) > MAX_GAP_WORDS:
             break
     return range(_first_node(order[chosen[0]]), max(order[last].node_ids) + 1)
+
+
+def _article_of(capture: PageCapture, node_id: int | None) -> int | None:
+    """The nearest ``article`` element holding the node, if any."""
+    while node_id is not None:
+        node = capture.nodes[node_id]
+        if node.tag == "ARTICLE":
+            return node_id
+        node_id = node.parent
+    return None
+
+
+def _shared_article(capture: PageCapture, chosen: list[Segment]) -> int | None:
+    """The ``article`` element that holds every segment the extractor chose, if one does: the
+    page marks where its story ends, so the run of prose past the extractor's last segment
+    stays inside it (a comment box's notice, the next section's blurbs stand after it)."""
+    articles = {_article_of(capture, _first_node(segment)) for segment in chosen}
+    return articles.pop() if len(articles) == 1 else None
 
 
 def _opens_with_headline_link(capture: PageCapture, segment: Segment) -> bool:
