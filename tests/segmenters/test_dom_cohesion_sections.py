@@ -56,3 +56,25 @@ def test_dev_page_section_is_one_segment():
     assert "A.2. Copyright history" in text  # heading, first and last paragraph together
     assert "The author, Osamu Aoki, thanks" in text
     assert "The Linux system is" not in text  # the section before is another segment
+
+
+def test_a_paragraph_written_straight_into_its_container_is_one_segment(render):
+    """readability-dev lwn-1: a story's first paragraph is loose text and links straight in
+    the article's ``div`` beside its headings and ``p`` children ("The LibreOffice project was
+    <a>announced</a> with great fanfare ..."). A browser lays such a run out as one anonymous
+    block; it was a segment per link and per text run."""
+    import gzip
+
+    from shared_data import SHARED, require_shared
+
+    from wps.benchmark.article_data import without_scripts
+
+    root = require_shared(SHARED / "readability-dev")
+    with gzip.open(root / "pages" / "lwn-1.html.gz") as handle:
+        html = handle.read().decode("utf-8", "replace")
+    page = render(without_scripts(html))
+    segments = build_segmenter("dom-cohesion").segment(page).segments
+    first = holder(segments, "The LibreOffice project was")
+    assert holder(segments, "with great fanfare in September 2010") == first
+    assert holder(segments, "found a new home as an Apache project") == first
+    assert "Release histories" not in segments[first].text  # the next heading stays apart

@@ -88,7 +88,30 @@ class BlockStructure:
             if period:
                 return [[group[0] for group in groups[start:start + period]]
                         for start in range(0, len(groups), period)]
-        return groups
+        return self._inline_runs(groups)
+
+    def _inline_runs(self, groups: list[list[int]]) -> list[list[int]]:
+        """Consecutive single children that flow inline (text, ``display: inline`` elements)
+        joined into one group: the anonymous block a browser lays them out in. A paragraph
+        written straight into a container beside block children ("The project was <a>announced
+        </a> with great fanfare ...") is one unit, not a piece per link and per text run."""
+        merged: list[list[int]] = []
+        run: list[int] = []
+        for group in groups:
+            if len(group) == 1 and self._flows_inline(group[0]):
+                run.append(group[0])
+                continue
+            if run:
+                merged.append(run)
+                run = []
+            merged.append(group)
+        if run:
+            merged.append(run)
+        return merged
+
+    def _flows_inline(self, node: int) -> bool:
+        item = self.page.nodes[node]
+        return item.is_text or item.style.get("display") == "inline"
 
     def compound_records(self, node: int, min_chars: int) -> bool:
         """True when the block's records are content units (posts, results), not menu items."""
