@@ -72,12 +72,17 @@ def test_a_real_body_in_a_share_named_container_is_kept(text_browser, tmp_path):
 
 
 def test_an_interview_question_set_as_a_heading_stays_and_a_title_goes(text_browser, tmp_path):
+    """A heading that is a sentence ending in its terminal stays; a title goes, also a long one
+    that reads like a sentence without its full stop (a headline, a subheading)."""
     question = "What made you decide to leave the city after twenty years there?"
+    headline = "How the old mill came back to life after the great flood of the valley"
     page = (f"<article><h1>Twenty years of rye</h1><p>{ARTICLE[0]}</p><h3>{question}</h3>"
-            f"<p>{ARTICLE[1]}</p><h3>Early mornings</h3><p>{ARTICLE[2]}</p></article>")
+            f"<p>{ARTICLE[1]}</p><h3>Early mornings</h3><p>{ARTICLE[2]}</p>"
+            f"<h3>{headline}</h3><p>{ARTICLE[0]}</p></article>")
     text = kept_text(run(render(text_browser, tmp_path, page)))
     assert question in text and ARTICLE[1] in text
     assert "Twenty years of rye" not in text and "Early mornings" not in text
+    assert headline not in text
 
 
 def test_a_lede_in_the_articles_header_joins_the_body(text_browser, tmp_path):
@@ -248,3 +253,4 @@ def test_the_article_does_not_run_on_past_the_article_element_it_stands_in(make_
         kept = " ".join(segment.text for segment in segments if segment.kept)
         assert rest in kept, wrapper
         assert (notice in kept) == (wrapper == "DIV"), wrapper
+

@@ -110,7 +110,8 @@ def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
     """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
     chrome, squeezed: all inside links; all inside ``chrome.marked`` nodes; all inside
-    headings, unless the line is a sentence (an interview's question set as a heading); all
+    headings, unless the line is a sentence with its terminal (an interview's question set as a
+    heading; a headline of eight words without one is a title, not an unended sentence); all
     inside chrome-named elements that hold a small share of the segment's text
     (:data:`MAX_NAMED_SHARE`); or (``landmarks``) all inside landmarks with no sentence.
     A post's lines are writing wherever the post stands (comment lists sit in ``<aside>``)."""
@@ -124,7 +125,8 @@ def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                 or all(chrome.marked[node.id] or any(owner in small
                                                     for owner in chrome.owners[node.id])
                        for node in nodes)
-                or (all(chrome.heading[node.id] for node in nodes) and not is_sentence(text))
+                or (all(chrome.heading[node.id] for node in nodes)
+                    and not (is_sentence(text) and ends_sentence(text)))
                 or (landmarks and all(node.inside & LANDMARKS for node in nodes)
                     and not sentence_share(text))):
             found.add(squeezed(text))
