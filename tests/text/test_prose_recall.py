@@ -254,3 +254,26 @@ def test_the_article_does_not_run_on_past_the_article_element_it_stands_in(make_
         assert rest in kept, wrapper
         assert (notice in kept) == (wrapper == "DIV"), wrapper
 
+
+def test_a_standfirst_in_the_articles_header_is_the_story_and_a_notice_before_it_is_not(
+    make_capture,
+):
+    """Prose the extractor took nothing of before its first paragraph is not rescued (a
+    notice at the page's top), except in the ``header`` of the ``article`` element that holds
+    the whole story: a standfirst under the headline."""
+    from wps.decide import DecisionRules, decide_segments
+
+    standfirst = ("Since December the company has sent hundreds of warning letters over photo "
+                  "credits that it says were given the wrong way on small blogs.")
+    notice = ("We use cookies to show you the news you care about and to measure how often "
+              "the articles on this site are read by our visitors.")
+    capture = make_capture(("BODY", [
+        ("DIV", [("P", [notice])]),
+        ("ARTICLE", [("HEADER", [("P", [standfirst])]),
+                     ("P", [ARTICLE[0]]), ("P", [ARTICLE[1]])]),
+    ]))
+    segments = _paragraph_segments(capture, [None, None, ARTICLE[0], ARTICLE[1]])
+    decide_segments(capture, segments, DecisionRules.from_config())
+    kept = " ".join(segment.text for segment in segments if segment.kept)
+    assert standfirst in kept and ARTICLE[1] in kept
+    assert notice not in kept

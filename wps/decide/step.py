@@ -331,8 +331,9 @@ def _article_beside_login(pending: list[tuple[Segment, SegmentFeatures, bool]],
 
 def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]) -> range:
     """The node ids from the first node of the segments whose main text the filters kept (the
-    extractor's article, posts aside) to the last node of the article, in document order; empty
-    without one. The article runs on past the extractor's last segment over the segments that
+    extractor's article, posts aside; from the ``header`` of the ``article`` element that holds
+    them all, if it has one before them: :func:`_article_header`) to the last node of the
+    article, in document order; empty without one. The article runs on past the extractor's last segment over the segments that
     are clear prose by their own text (``prose``: their ``id``), across short ones between them
     (a subheading, a caption, an empty box) and asides (a pull quote), up to the first other
     segment, a block titled by a link (:func:`_opens_with_headline_link`), the page's footer or
@@ -361,7 +362,20 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
             last = index
         elif word_count(segment.text) > MAX_GAP_WORDS:
             break
-    return range(_first_node(order[chosen[0]]), max(order[last].node_ids) + 1)
+    start = _first_node(order[chosen[0]])
+    if article is not None:
+        start = _article_header(capture, article, start)
+    return range(start, max(order[last].node_ids) + 1)
+
+
+def _article_header(capture: PageCapture, article: int, start: int) -> int:
+    """Where the article's span begins: the first ``header`` of the ``article`` element before
+    the extractor's first segment, whose prose (a standfirst under the headline) is the story
+    the extractor left out; ``start`` where there is none."""
+    for node_id in range(article + 1, start):
+        if capture.nodes[node_id].tag == "HEADER" and _article_of(capture, node_id) == article:
+            return node_id
+    return start
 
 
 def _article_of(capture: PageCapture, node_id: int | None) -> int | None:
