@@ -78,3 +78,20 @@ def test_a_paragraph_written_straight_into_its_container_is_one_segment(render):
     assert holder(segments, "with great fanfare in September 2010") == first
     assert holder(segments, "found a new home as an Apache project") == first
     assert "Release histories" not in segments[first].text  # the next heading stays apart
+
+
+def test_links_laid_out_as_cards_stay_a_unit_each(render):
+    """An inline ``a`` around a card's block ``div`` is laid out as a block, not inline: a row of
+    such cards beside a heading is not joined into one anonymous block."""
+    card = ("<a href='#{n}'><div style='width:300px;height:160px;margin:8px'>"
+            "<h3>Story {n} about the harbour</h3><p>" + WORDS + "</p></div></a>")
+    page = render("<!doctype html><html><body><div><h2>More stories</h2>"
+                  + "".join(card.format(n=n) for n in range(4)) + "loose words after the cards"
+                  + "</div>" + "<p>" + WORDS + "</p>" * 30 + "</body></html>")
+    cards = [node for node in page.nodes if node.tag == "A"]
+    assert len(cards) == 4 and all(card.style.get("display") == "inline" for card in cards)
+    segments = build_segmenter("dom-cohesion").segment(page).segments
+    holders = {holder(segments, f"Story {n} about the harbour") for n in range(4)}
+    assert len(holders) == 4
+    # found as the repeated records they are, not left over and picked up by the coverage pass
+    assert all(segments[index].extra.get("block_type") == "record" for index in holders)

@@ -333,13 +333,13 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
     """The node ids from the first node of the segments whose main text the filters kept (the
     extractor's article, posts aside; from the ``header`` of the ``article`` element that holds
     them all, if it has one before them: :func:`_article_header`) to the last node of the
-    article, in document order; empty without one. The article runs on past the extractor's last segment over the segments that
-    are clear prose by their own text (``prose``: their ``id``), across short ones between them
-    (a subheading, a caption, an empty box) and asides (a pull quote), up to the first other
-    segment, a block titled by a link (:func:`_opens_with_headline_link`), the page's footer or
-    navigation, or the end of the ``article`` element that holds all the extractor's segments
-    (:func:`_shared_article`): an extractor that stopped early (at an ad, a pull quote) leaves
-    the rest of the story."""
+    article, in document order; empty without one. The article runs on past the extractor's
+    last segment over the segments that are clear prose by their own text (``prose``: their
+    ``id``), across short ones between them (a subheading, a caption, an empty box) and asides
+    (a pull quote), up to the first other segment, a block titled by a link
+    (:func:`_opens_with_headline_link`), the page's footer or navigation, or the end of the
+    ``article`` element that holds all the extractor's segments (:func:`_shared_article`): an
+    extractor that stopped early (at an ad, a pull quote) leaves the rest of the story."""
     order = sorted((segment for segment in segments if segment.node_ids), key=_first_node)
     chosen = [index for index, segment in enumerate(order)
               if segment.kept and segment.main_text.strip() and segment.post_part is None]

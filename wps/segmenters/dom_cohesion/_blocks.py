@@ -110,8 +110,16 @@ class BlockStructure:
         return merged
 
     def _flows_inline(self, node: int) -> bool:
-        item = self.page.nodes[node]
-        return item.is_text or item.style.get("display") == "inline"
+        """Text, or an inline element with nothing but inline content (a link around a card's
+        ``div`` is laid out as a block: a grid of such cards stays a unit per card)."""
+        page = self.page
+        stack = [node]
+        while stack:
+            item = page.nodes[stack.pop()]
+            if not item.is_text and item.style.get("display") != "inline":
+                return False
+            stack.extend(page.children(item.id))
+        return True
 
     def compound_records(self, node: int, min_chars: int) -> bool:
         """True when the block's records are content units (posts, results), not menu items."""
