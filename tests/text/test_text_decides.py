@@ -44,9 +44,28 @@ def kept_text(result) -> str:
                              if s.kept).split())
 
 
+QUERY_OUTPUT = """SELECT n, (n - series_mean) / series_stddev AS zscore FROM series, stats;
+ n │         zscore
+───┼────────────────────────
+ 2 │ -0.75703329861022517346
+ 3 │ -0.43259045634870009448
+ 5 │  0.21629522817435006346
+12 │  2.4873951240050256
+ 4 │ -0.10814761408717501551
+"""
+
+
 def test_code_is_judged_by_its_text():
     assert not looks_like_code(DRAFT)
     assert looks_like_code(PROGRAM)
+
+
+def test_a_query_with_the_table_it_printed_is_code_and_a_drawn_rule_under_prose_is_not():
+    """A terminal's table (box-drawing bars and rules around numbers) is program output; a
+    line of box-drawing characters under a paragraph is one mark, not a program."""
+    assert looks_like_code(QUERY_OUTPUT)
+    assert looks_like_code(" ".join(QUERY_OUTPUT.split()))  # as a page's text run joins it
+    assert not looks_like_code(DRAFT + "\n" + "─" * 72 + "\n")
 
 
 def test_a_plain_text_document_in_pre_is_prose(text_browser, tmp_path):

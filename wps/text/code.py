@@ -14,8 +14,10 @@ from .sentences import sentence_share, unwrap
 
 SYMBOLS = frozenset("{}[]()<>;=+*/\\|&^~%$#@`")
 """Characters of program text that prose rarely uses."""
-_SYMBOL = re.compile("[" + re.escape("".join(sorted(SYMBOLS))) + "]")
-"""One of :data:`SYMBOLS` (counted in C, not character by character in Python)."""
+_SYMBOL = re.compile("[" + re.escape("".join(sorted(SYMBOLS))) + "]|[\u2500-\u257f]+")
+"""One of :data:`SYMBOLS`, or a run of box-drawing characters (the rules and bars of a table a
+terminal printed: ``n │ zscore ───┼───``), counted once a run so a drawn line under prose is
+one mark (counted in C, not character by character in Python)."""
 _IDENTIFIER = regex.compile(
     r"^(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*|"
     r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+|[A-Za-z_][\w.]*\(.*)$")
