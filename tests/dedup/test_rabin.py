@@ -163,10 +163,11 @@ def _digests_by_definition(data: bytes, ends: list[int]) -> list[int]:
 
 @pytest.fixture(scope="module")
 def compiled() -> Callable[[bytes, int], tuple[list[int], list[int]]]:
+    """The compiled chunker, which is the one in use wherever numba is installed."""
     pytest.importorskip("numba", reason="the compiled chunker needs the fast extra (numba)")
-    from wps.dedup.rabin_compiled import chunk_digests_compiled
-
-    return chunk_digests_compiled
+    chunker = rabin._compiled()
+    assert chunker is not None
+    return chunker
 
 
 @pytest.mark.parametrize("kind", GENERATORS)
@@ -188,7 +189,6 @@ def test_compiled_chunks_equal_the_numpy_form_on_real_texts(
     everything = normalise_text("\n".join(bodies))
     assert compiled(everything, MAX_CHUNK) == chunk_digests_numpy(everything)
     assert chunk_digests(everything) == chunk_digests_numpy(everything)
-    assert rabin._compiled() is compiled  # the chunker in use where numba is installed
 
 
 def _lines_run_in_rabin(function: Callable[[], object]) -> int:

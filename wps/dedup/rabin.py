@@ -362,8 +362,11 @@ def _compiled() -> Callable[[bytes, int], tuple[list[int], list[int]]] | None:
     try:
         from .rabin_compiled import chunk_digests_compiled
 
-        if chunk_digests_compiled(_PROBE, MAX_CHUNK) == chunk_digests_numpy(_PROBE):
-            return chunk_digests_compiled
+        def chunker(data: bytes, max_chunk: int) -> tuple[list[int], list[int]]:
+            return chunk_digests_compiled(data, max_chunk, WINDOW, BASE, MIX, CUT_LIMIT)
+
+        if chunker(_PROBE, MAX_CHUNK) == chunk_digests_numpy(_PROBE):
+            return chunker
     except (ImportError, AttributeError, OSError):
         pass
     except Exception as error:  # noqa: BLE001 - a numba failure must not stop dedup

@@ -14,14 +14,13 @@ in a new process, 1 s to compile the first time).
 from __future__ import annotations
 
 import ctypes
+from functools import cache
 
 import llvmlite.binding
 import numba
 import numpy as np
 import xxhash._xxhash
 from numba import types
-
-from .rabin import BASE, CUT_LIMIT, MIX, WINDOW
 
 __all__ = ["chunk_digests_compiled"]
 
@@ -33,8 +32,6 @@ llvmlite.binding.add_symbol(
     ctypes.cast(getattr(ctypes.CDLL(xxhash._xxhash.__file__), _XXH3_SYMBOL), ctypes.c_void_p).value,
 )
 _xxh3_64 = types.ExternalFunction(_XXH3_SYMBOL, types.uint64(types.uintp, types.uintp))
-# numpy scalars: numba types a Python int above 2^63 through a failed int64 attempt (50 us a call)
-_CONSTANTS = (np.uint64(BASE), np.uint64(MIX), np.uint64(CUT_LIMIT))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -48,8 +45,8 @@ def _chunk(
 ) -> tuple[np.ndarray, np.ndarray]:
     """End offsets and digests of the chunks of ``data`` (uint8, C-contiguous).
 
-    The constants are arguments, not globals, so a change to them in ``rabin`` cannot meet a
-    stale cached compilation (numba's cache watches this file only).
+    The rule's constants are arguments, not globals, so a change to them in ``rabin`` cannot
+    meet a stale cached compilation (numba's cache watches this file only).
     """
     size = data.size
     most = size // min(window, max_chunk) + 2
@@ -80,8 +77,17 @@ def _chunk(
     return ends[:count], digests[:count]
 
 
-def chunk_digests_compiled(data: bytes, max_chunk: int) -> tuple[list[int], list[int]]:
-    """End offsets and xxh3-64 digests of the chunks of ``data``, as ``rabin.chunk_digests``."""
+def chunk_digests_compiled(
+    data: bytes, max_chunk: int, window: int, base: int, mix: int, limit: int
+) -> tuple[list[int], list[int]]:
+    """End offsets and xxh3-64 digests of the chunks of ``data`` under the rule ``rabin`` names
+    (its ``WINDOW``, ``BASE``, ``MIX`` and ``CUT_LIMIT``), as ``rabin.chunk_digests``."""
     array = np.frombuffer(data, dtype=np.uint8)
-    ends, digests = _chunk(array, WINDOW, max_chunk, *_CONSTANTS)
+    # numpy scalars: numba types a Python int above 2^63 through a failed int64 try (50 us a call)
+    ends, digests = _chunk(array, window, max_chunk, *_as_uint64(base, mix, limit))
     return ends.tolist(), digests.tolist()
+
+
+@cache
+def _as_uint64(*values: int) -> tuple[np.uint64, ...]:
+    return tuple(np.uint64(value) for value in values)
