@@ -28,8 +28,9 @@ def test_without_scripts_keeps_text_and_declares_utf8() -> None:
 
 
 def test_without_scripts_takes_a_page_that_opens_with_an_xml_declaration() -> None:
-    html = ('<?xml version="1.0" encoding="iso-8859-1"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
-            "<head><title>Ü</title></head><body><p>Prose, ünïcode<script>x()</script>.</p></body></html>")
+    html = ('<?xml version="1.0" encoding="iso-8859-1"?>\n'
+            '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Ü</title></head>'
+            "<body><p>Prose, ünïcode<script>x()</script>.</p></body></html>")
     cleaned = without_scripts(html)
     assert "Prose, ünïcode." in cleaned and "<script" not in cleaned
     assert 'charset="utf-8"' in cleaned

@@ -14,7 +14,8 @@ from .sentences import sentence_share, unwrap
 
 SYMBOLS = frozenset("{}[]()<>;=+*/\\|&^~%$#@`")
 """Characters of program text that prose rarely uses."""
-_SYMBOL = re.compile("[" + re.escape("".join(sorted(SYMBOLS))) + "]|[\u2500-\u257f]+")
+_BOX_DRAWING = "[\u2500-\u257f]+"
+_SYMBOL = re.compile("[" + re.escape("".join(sorted(SYMBOLS))) + "]|" + _BOX_DRAWING)
 """One of :data:`SYMBOLS`, or a run of box-drawing characters (the rules and bars of a table a
 terminal printed: ``n │ zscore ───┼───``), counted once a run so a drawn line under prose is
 one mark (counted in C, not character by character in Python)."""
