@@ -8,6 +8,7 @@ from typing import Any
 from ..model import TEXT_TAG, PageCapture, Segment
 from ..page.boilerplate import is_notice, is_statistics
 from ..page.declared import declares_article
+from ..page.tree import nearest
 from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..state import PageState, PipelineStep
 from ..text.sentences import ends_sentence, sentence_share
@@ -352,7 +353,7 @@ def _article_span(capture: PageCapture, segments: list[Segment], prose: set[int]
         contexts = capture.nodes[_first_node(segment)].inside
         if PAGE_END_CONTEXTS & contexts:
             break
-        if article is not None and _article_of(capture, _first_node(segment)) != article:
+        if article is not None and nearest(capture, _first_node(segment), "ARTICLE") != article:
             break
         if ASIDE_CONTEXTS & contexts:
             continue
@@ -373,26 +374,17 @@ def _article_header(capture: PageCapture, article: int, start: int) -> int:
     the extractor's first segment, whose prose (a standfirst under the headline) is the story
     the extractor left out; ``start`` where there is none."""
     for node_id in range(article + 1, start):
-        if capture.nodes[node_id].tag == "HEADER" and _article_of(capture, node_id) == article:
+        if (capture.nodes[node_id].tag == "HEADER"
+                and nearest(capture, node_id, "ARTICLE") == article):
             return node_id
     return start
-
-
-def _article_of(capture: PageCapture, node_id: int | None) -> int | None:
-    """The nearest ``article`` element holding the node, if any."""
-    while node_id is not None:
-        node = capture.nodes[node_id]
-        if node.tag == "ARTICLE":
-            return node_id
-        node_id = node.parent
-    return None
 
 
 def _shared_article(capture: PageCapture, chosen: list[Segment]) -> int | None:
     """The ``article`` element that holds every segment the extractor chose, if one does: the
     page marks where its story ends, so the run of prose past the extractor's last segment
     stays inside it (a comment box's notice, the next section's blurbs stand after it)."""
-    articles = {_article_of(capture, _first_node(segment)) for segment in chosen}
+    articles = {nearest(capture, _first_node(segment), "ARTICLE") for segment in chosen}
     return articles.pop() if len(articles) == 1 else None
 
 

@@ -14,6 +14,13 @@ def holds(page: PageCapture, ancestor: int, node_id: int | None) -> bool:
     return False
 
 
+def nearest(page: PageCapture, node_id: int | None, tag: str) -> int | None:
+    """The node itself or its nearest ancestor with ``tag`` (``None``: none)."""
+    while node_id is not None and page.nodes[node_id].tag != tag:
+        node_id = page.nodes[node_id].parent
+    return node_id
+
+
 def chain_below(page: PageCapture, node_id: int, stop: int) -> list[int]:
     """Ids from just below ``stop`` down to ``node_id`` (all its ancestors when ``stop`` is not
     one of them)."""

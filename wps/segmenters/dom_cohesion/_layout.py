@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...model import Box, PageCapture
+from ...page.tree import nearest
 from ..geometry import find_separators, screenshot_pixels
 
 TABLE_PARTS = frozenset("TABLE THEAD TBODY TFOOT TR TD TH CAPTION".split())
@@ -49,14 +50,14 @@ def layout_tables(page: PageCapture) -> set[int]:
     tables: set[int] = set()
     for node in page.nodes:
         if node.tag in CELL_TAGS and _layout_cell(page, node.id):
-            table = _nearest(page, node.id, "TABLE")
+            table = nearest(page, node.id, "TABLE")
             if table is not None:
                 tables.add(table)
     if not tables:
         return set()
     parts = set(tables)
     for node in page.nodes:
-        if node.tag in TABLE_PARTS and _nearest(page, node.id, "TABLE") in tables:
+        if node.tag in TABLE_PARTS and nearest(page, node.id, "TABLE") in tables:
             parts.add(node.id)
     return parts
 
@@ -65,14 +66,6 @@ def _layout_cell(page: PageCapture, cell: int) -> bool:
     tags = [page.nodes[kid].tag for kid in page.children(cell)]
     return (any(tag in LAYOUT_CELL_CONTENT for tag in tags)
             or sum(tag in BLOCK_CHILD_TAGS for tag in tags) >= MIN_LAYOUT_CELL_BLOCKS)
-
-
-def _nearest(page: PageCapture, node_id: int, tag: str) -> int | None:
-    """The node itself or its nearest ancestor with ``tag`` (``None``: none)."""
-    current: int | None = node_id
-    while current is not None and page.nodes[current].tag != tag:
-        current = page.nodes[current].parent
-    return current
 
 
 HEADING_TAGS = frozenset("H1 H2 H3 H4 H5 H6".split())
