@@ -117,7 +117,7 @@ def extract_runs(html: str, url: str | None = None) -> PageRuns:
     default = walk_blocks(_run(tree, url))
     precision = walk_blocks(_run(tree, url, favor_precision=True))
     blocks = merge_blocks(recall, default)
-    elements, title = source_elements(html, blocks)
+    elements, title = source_elements(tree, blocks)
     return PageRuns(blocks, "\n".join(b.text for b in default),
                     "\n".join(b.text for b in precision), elements, title)
 
@@ -146,17 +146,12 @@ def merge_blocks(recall: list[Block], default: list[Block]) -> list[Block]:
 _SKIP = frozenset({"script", "style", "noscript", "template", "svg"})
 
 
-def source_elements(html: str, blocks: list[Block]) -> tuple[list[Any], frozenset[str]]:
-    """The DOM element of each block, and the words of the page's title. The page's words are
+def source_elements(root: Any, blocks: list[Block]) -> tuple[list[Any], frozenset[str]]:
+    """The element of each block in the page's parsed tree ``root`` (the one trafilatura's runs
+    were given: they work on copies), and the words of the page's title. The page's words are
     laid out as one stream with the element that holds each word; a block's first and last
     words are found there (by their 4-word context) and their lowest common ancestor is the
     block's element."""
-    import lxml.html
-
-    try:
-        root = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return [None] * len(blocks), frozenset()
     titles = [element.text_content() for element in root.iter("title")]
     titles += [meta.get("content") or "" for meta in root.iter("meta")
                if (meta.get("property") or meta.get("name") or "").lower() == "og:title"]

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InputFileError
 from ..files import read_json
+from ..page.markup import parse_document
 
 __all__ = ["Score", "tokens", "shingles", "page_counts", "score_predictions", "load_benchmark",
            "read_html", "without_scripts"]
@@ -122,9 +123,9 @@ def without_scripts(html: str) -> str:
     """
     import lxml.html
 
-    # bytes with the encoding named: lxml refuses a str that opens with an XML declaration
-    parser = lxml.html.HTMLParser(encoding="utf-8")
-    root = lxml.html.document_fromstring(html.encode("utf-8"), parser=parser)
+    root = parse_document(html)
+    if root is None:
+        return html
     for element in list(root.iter("script")):
         element.drop_tree()  # keeps the tail text
     for meta in list(root.iter("meta")):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..page.markup import parse_document
+
 __all__ = ["newsfeed_paragraphs", "MIN_PARAGRAPH_CHARS", "CHARS_PER_TAG", "MIN_ARTICLE_CHARS"]
 
 MIN_PARAGRAPH_CHARS = 40  # C_P
@@ -31,14 +33,8 @@ def newsfeed_paragraphs(html: str, min_paragraph_chars: int = MIN_PARAGRAPH_CHAR
                         chars_per_tag: int = CHARS_PER_TAG,
                         min_article_chars: int = MIN_ARTICLE_CHARS) -> list[str]:
     """The article's paragraphs in document order, or ``[]`` when no content is convincing."""
-    import lxml.etree
-    import lxml.html
-
-    if not html.strip():
-        return []
-    try:
-        root = lxml.html.document_fromstring(html)
-    except (lxml.etree.ParserError, ValueError):
+    root = parse_document(html)
+    if root is None:
         return []
     _preprocess(root)
 
