@@ -156,9 +156,10 @@ def test_the_status_is_the_final_documents(browser, quick, page_server, status):
 def test_requests_off_the_origin_are_refused_in_chromium_not_one_by_one_in_python(
         quick, other_host, server_on, python_round_trips, host):
     # A saved page asks for dozens of resources of other sites; under --same-origin each used to
-    # cost a round trip through the driver to the route handler. The page's own requests still
-    # go that way, whatever its origin's host looks like (an IPv6 address has the pattern
-    # syntax's colons), and the others do not reach the (Python) egress proxy instead.
+    # cost a round trip through the driver to the route handler. Chromium refuses them itself,
+    # whatever the origin's host looks like (an IPv6 address has the pattern syntax's colons),
+    # and they do not reach the (Python) egress proxy instead. The page's own requests, which
+    # the policy allows whatever they are, pass no handler either.
     server = server_on(host)
     server.routes["/own.css"] = (200, "text/css", b".near { color: rgb(255, 0, 0); }")
     url = server.add_html("/many.html", (
@@ -175,8 +176,23 @@ def test_requests_off_the_origin_are_refused_in_chromium_not_one_by_one_in_pytho
     # its own origin's WebSocket still goes out (through the proxy: no route sees it)
     assert sorted(server.requests) == ["/many.html", "/own.css", "/ws"]
     routed = python_round_trips.routed
-    assert routed[:2] == [url, server.url("/own.css")]
-    # a frame's document is another renderer's navigation: the handler may still refuse it
-    assert routed[2:] in ([], [f"{other_host.origin}/frame"])
-    assert python_round_trips.refused_at_proxy == []
+    assert routed == []
+    assert python_round_trips.refused_at_proxy in ([], [f"{other_host.origin}/frame"])
     assert other_host.requests == []
+
+
+def test_own_origin_frames_follow_the_frames_option_on_a_reused_tab(quick, page_server):
+    # Under --same-origin the page's own requests pass no handler, since the policy allows them
+    # all; with frames refused they must pass it again, also on the site's parked tab that a
+    # page with frames allowed left behind.
+    page_server.add_html("/own-frame", "<p>text of the own frame</p>")
+    url = page_server.add_html("/framing.html", '<p>framing page</p><iframe src="/own-frame">'
+                                                "</iframe>")
+    with Browser(quick(screenshot=False, settle_s=0.3, same_origin=True)) as fresh:
+        framed = fresh.capture(url)
+        assert page_server.requests.count("/own-frame") == 1
+        bare = fresh.capture(url, quick(screenshot=False, settle_s=0.3, same_origin=True,
+                                        frames="none"))
+    assert "text of the own frame" in page_text(framed)
+    assert "framing page" in page_text(bare) and "text of the own frame" not in page_text(bare)
+    assert page_server.requests.count("/own-frame") == 1

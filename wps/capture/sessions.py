@@ -35,11 +35,12 @@ def proxy_rules(options: CaptureOptions, page_url: str, is_file: bool) -> ProxyR
 
 def tab_key(options: CaptureOptions, user_agent: str, page_url: str, is_file: bool,
             replay: object = None) -> tuple[object, ...]:
-    """What a parked tab must match to render a page: viewport, user agent and proxy rules
-    and, for a web page, its origin (the site whose session it is) and the archive it is
-    replayed from (``replay``), if any."""
+    """What a parked tab must match to render a page: viewport, user agent, proxy rules and
+    which frames are loaded (the tab's request handling depends on it) and, for a web page,
+    its origin (the site whose session it is) and the archive it is replayed from
+    (``replay``), if any."""
     site = None if is_file else (url_origin(page_url) or page_url, id(replay) if replay else None)
-    return (site, options.viewport_width, options.viewport_height, user_agent,
+    return (site, options.viewport_width, options.viewport_height, user_agent, options.frames,
             proxy_rules(options, page_url, is_file or replay is not None))
 
 

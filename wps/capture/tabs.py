@@ -18,8 +18,9 @@ Web requests that a tab's policy refuses whatever they are (a saved page's scrip
 trackers: about 30 a page on the article benchmark) are refused inside Chromium (DevTools
 ``Network.setBlockedURLs``), not by a Python round trip each: every web request of a local page,
 and under ``same_origin`` every one off the page's origin. The other requests still pass the
-route handler. What that block misses (a popup's requests) goes to the handler and the proxy,
-which refuse the same.
+route handler, except, under ``same_origin``, those to the page's own origin, which the policy
+allows whatever they are (unless frames are refused). What that block misses (a popup's
+requests) goes to the handler and the proxy, which refuse the same.
 """
 
 from __future__ import annotations
@@ -120,9 +121,13 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
             await _block_web_requests(context, tab.page)
             await context.route(_NOT_WEB, _policy_route(tab))
         else:
-            if options.same_origin and replay is None:
-                await _block_web_requests(context, tab.page, policy.page_url)
-            await context.route("**/*", _policy_route(tab))
+            blocked = (options.same_origin and replay is None
+                       and await _block_web_requests(context, tab.page, policy.page_url))
+            # Chromium now refuses every web request off the page's origin, and the policy
+            # allows every one on it (its frames too, unless frames are refused): only the
+            # other schemes need the handler, not each of the page's own subresources.
+            only_other_schemes = blocked and options.frames != "none"
+            await context.route(_NOT_WEB if only_other_schemes else "**/*", _policy_route(tab))
         return tab
     except BaseException:
         await _close_context(context)
@@ -130,19 +135,21 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
 
 
 async def _block_web_requests(context: Any, page: Any, except_origin_of: str | None = None,
-                              ) -> None:
+                              ) -> bool:
     """Have Chromium refuse ``page``'s web requests itself (``net::ERR_BLOCKED_BY_CLIENT``, as
     the route handler's abort), except those to the origin of ``except_origin_of`` (written as
-    Chromium's own URL parser writes it, so that its pattern matches that origin's requests)."""
+    Chromium's own URL parser writes it, so that its pattern matches that origin's requests).
+    False: that origin's pattern could not be written, and nothing is blocked."""
     block: dict[str, Any] = {"urls": [f"{scheme}://*" for scheme in WEB_SCHEMES]}
     if except_origin_of is not None:
         pattern = await page.evaluate(_ORIGIN_PATTERN_JS, except_origin_of)
         if pattern is None:
-            return  # the route handler refuses them all the same
+            return False  # the route handler refuses them all the same
         block["urlPatterns"] = [{"urlPattern": pattern, "block": False}]  # they go first
     session = await context.new_cdp_session(page)
     await session.send("Network.enable")  # the block holds only while the domain is on
     await session.send("Network.setBlockedURLs", block)
+    return True
 
 
 async def park(tab: Tab) -> bool:
@@ -168,6 +175,8 @@ async def _forget(tab: Tab) -> None:
     from playwright.async_api import Error
 
     page = tab.page
+    if not tab.is_file and (own := _origin_of(tab.policy.page_url)):
+        tab.origins.add(own)  # its requests pass no handler under same_origin (open_tab)
     for each in tab.context.pages:  # redirects were not routed: where the documents ended up
         tab.origins.update(origin for frame in each.frames if (origin := _origin_of(frame.url)))
         if each is not page:
