@@ -140,7 +140,7 @@ def run_config(name: str, listing: Path, out: Path, extra: list[str],
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "wps", "batch", str(listing), "--out", str(out),
                "--no-progress", *CONFIGS[name], *extra]
-    return {"code": str(code), **measure(command, out, {**os.environ, "PYTHONPATH": str(code)})}
+    return {"code": str(code), **measure(command, out, _code_env(code))}
 
 
 def run_bare(files: list[Path], out: Path) -> dict[str, object]:
@@ -159,7 +159,7 @@ def run_bare(files: list[Path], out: Path) -> dict[str, object]:
     listing.write_text("".join(f"{page}\n" for page in pages), encoding="utf-8")
     command = [sys.executable, str(Path(__file__).resolve()), "--bare-child", str(listing),
                "--out", str(out)]
-    return measure(command, out, {**os.environ, "PYTHONPATH": str(ROOT)})
+    return measure(command, out, _code_env(ROOT))
 
 
 def run_one_browser(listing: Path, out: Path, code: Path) -> dict[str, object]:
@@ -169,7 +169,7 @@ def run_one_browser(listing: Path, out: Path, code: Path) -> dict[str, object]:
     out.mkdir(parents=True)
     command = [sys.executable, str(Path(__file__).resolve()), "--one-browser-child", str(listing),
                "--out", str(out)]
-    return {"code": str(code), **measure(command, out, {**os.environ, "PYTHONPATH": str(code)})}
+    return {"code": str(code), **measure(command, out, _code_env(code))}
 
 
 def one_browser(listing: Path, out: Path) -> None:
@@ -218,6 +218,13 @@ def bare_loop(listing: Path, out: Path) -> None:
                 failed += 1
         browser.close()
     (out / "summary.json").write_text(json.dumps({"done": done, "failed": failed}))
+
+
+def _code_env(code: Path) -> dict[str, str]:
+    """The environment that runs ``wps`` from the tree ``code``: ``PYTHONSAFEPATH`` keeps
+    ``python -m wps`` from putting the current folder, perhaps another tree, first on the path
+    (every ``--code`` run used to import the tree the script was started in)."""
+    return {**os.environ, "PYTHONPATH": str(code), "PYTHONSAFEPATH": "1"}
 
 
 def measure(command: list[str], out: Path, env: dict[str, str]) -> dict[str, object]:
