@@ -24,3 +24,14 @@ def overdue(task: tuple[str, float], seconds: float) -> tuple[str, str]:
 
 def died(task: tuple[str, float]) -> tuple[str, str]:
     return ("died", task[0])
+
+
+def where(task: tuple[str, float]) -> tuple[str, int]:
+    """The task's site and the worker process that ran it, after its seconds."""
+    site, seconds = task
+    time.sleep(seconds)
+    return (site, os.getpid())
+
+
+def site_of(task: tuple[str, float]) -> str:
+    return task[0]

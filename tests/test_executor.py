@@ -8,14 +8,16 @@ import time
 from contextlib import contextmanager
 
 import pytest
-from executor_tasks import died, overdue, work
+from executor_tasks import died, overdue, site_of, where, work
 
 from wps.executor import InProcessExecutor, ListQueue, LocalExecutor, WorkerDiedError
 
 
-def test_a_task_past_its_deadline_fails_and_the_others_finish_in_a_fresh_pool():
+@pytest.mark.parametrize("affinity", [None, site_of], ids=["shared pool", "lanes"])
+def test_a_task_past_its_deadline_fails_and_the_others_finish_in_a_fresh_pool(affinity):
     tasks = [("stuck", 120.0), *[(f"quick-{n}", 0.1) for n in range(5)]]
-    executor = LocalExecutor(2, overdue_after_s=8.0, on_overdue=overdue, on_died=died)
+    executor = LocalExecutor(2, overdue_after_s=8.0, on_overdue=overdue, on_died=died,
+                             affinity=affinity)
     started = time.monotonic()
     results = list(executor.run(tasks, work))
     assert time.monotonic() - started < 90  # the stuck worker was stopped, not waited for
@@ -23,9 +25,10 @@ def test_a_task_past_its_deadline_fails_and_the_others_finish_in_a_fresh_pool():
                                       *[("done", f"quick-{n}") for n in range(5)]])
 
 
-def test_a_dead_worker_fails_its_task_and_a_fresh_pool_takes_the_rest():
+@pytest.mark.parametrize("affinity", [None, site_of], ids=["shared pool", "lanes"])
+def test_a_dead_worker_fails_its_task_and_a_fresh_pool_takes_the_rest(affinity):
     tasks = [("die", 0.0), *[(f"later-{n}", 0.05) for n in range(6)]]
-    results = list(LocalExecutor(2, on_died=died).run(tasks, work))
+    results = list(LocalExecutor(2, on_died=died, affinity=affinity).run(tasks, work))
     assert ("died", "die") in results
     assert sorted(name for _, name in results) == sorted(name for name, _ in tasks)
     assert sum(outcome == "done" for outcome, _ in results) >= 3  # not in flight at the death
@@ -34,6 +37,38 @@ def test_a_dead_worker_fails_its_task_and_a_fresh_pool_takes_the_rest():
 def test_without_a_fallback_a_dead_worker_stops_the_run():
     with pytest.raises(WorkerDiedError, match="die"):
         list(LocalExecutor(1).run([("die", 0.0)], work))
+
+
+def _workers_of_sites(tasks, workers, affinity):
+    from collections import defaultdict
+
+    from wps.runner.politeness import PageQueue
+
+    workers_of = defaultdict(set)
+    queue = PageQueue(iter(tasks), site_of, per_host=2)
+    for site, pid in LocalExecutor(workers, affinity=affinity).run(queue, where):
+        workers_of[site].add(pid)
+    return workers_of
+
+
+def test_a_sites_tasks_stay_with_few_workers_under_affinity():
+    # A worker's browser keeps a tab (a renderer) per site: a shared pool hands every worker
+    # every site; lanes keep a site with its own worker, but for a page that would otherwise
+    # leave a worker idle.
+    tasks = [(f"site-{n % 3}", (0.01, 0.05, 0.2)[n * 7 % 3]) for n in range(30)]
+    shared = _workers_of_sites(tasks, 3, None)
+    lanes = _workers_of_sites(tasks, 3, site_of)
+    assert sorted(lanes) == sorted(shared) == ["site-0", "site-1", "site-2"]
+    pairs = sum(len(pids) for pids in lanes.values())
+    assert pairs <= 6 and pairs < sum(len(pids) for pids in shared.values())
+    assert len(set().union(*lanes.values())) == 3  # every worker used
+
+
+def test_a_single_site_runs_as_many_pages_at_once_as_its_politeness_allows():
+    # Two pages of the site at a time (per_host=2): the second goes to an idle worker, not
+    # behind the first in the site's lane.
+    assert [len(pids) for pids in _workers_of_sites([("one", 0.3)] * 6, 3, site_of).values()] \
+        == [2]
 
 
 def test_in_process_tasks_hold_what_they_prepared_only_while_they_run():

@@ -39,38 +39,31 @@ def test_a_short_batch_is_not_worth_many_workers():
     assert choose_workers(machine, pages=10_000) == (PAGES_PER_CORE * 2, 1)
 
 
-def test_web_pages_get_half_the_workers_each_rendering_two_pages():
-    # A worker keeps a tab (a renderer) per site: fewer browsers, fewer renderers.
-    machine = Machine(cores=2, available_mb=24_000)
-    assert choose_workers(machine, web=True) == (PAGES_PER_CORE, MAX_PAGES_PER_BROWSER)
-    assert choose_workers(Machine(cores=8, available_mb=None), web=True) == (
-        PAGES_PER_CORE * 8 // MAX_PAGES_PER_BROWSER, MAX_PAGES_PER_BROWSER)
-    assert choose_workers(machine, workers=4, web=True) == (4, 1)  # what is given is kept
+def test_a_batch_of_urls_keeps_each_sites_pages_with_one_worker(monkeypatch):
+    # Web pages are sized as files are: the local engine's workers each keep their sites' tabs
+    # (LocalExecutor's affinity: a page's site), files and stored pages go to any worker.
+    from wps.executor import LocalExecutor
+    from wps.runner import local_engine
+    from wps.runner.worker import PageTask
 
+    from types import SimpleNamespace
 
-def test_a_batch_of_urls_is_sized_for_web_pages_and_one_of_stored_pages_is_not(
-        tmp_path, monkeypatch):
-    from wps.runner import sizing
+    made: list[LocalExecutor] = []
+    monkeypatch.setattr(LocalExecutor, "run", lambda self, queue, work: made.append(self) or [])
+    queue = SimpleNamespace(exhausted=lambda: False)
+    options = SimpleNamespace(workers=4, pages_per_browser=1, overdue_grace_s=1.0)
+    assert list(local_engine.local_results(queue, SimpleNamespace(timeout_s=1.0),
+                                           options)) == []
+    site = made[0].affinity
+    assert site is not None
 
-    seen: list[bool] = []
+    def page(source: str, html: bytes | None = None) -> PageTask:
+        return PageTask(source, "out", None, None, html=html)  # type: ignore[arg-type]
 
-    def noting(*args, web=False, **kwargs):
-        seen.append(web)
-        raise SystemExit(0)  # the choice is all this test needs
-
-    monkeypatch.setattr(sizing, "choose_workers", noting)
-    urls = tmp_path / "urls.txt"
-    urls.write_text("http://127.0.0.1:9/x\n", encoding="utf-8")
-    stored = tmp_path / "stored.jsonl"
-    stored.write_text('{"url": "http://127.0.0.1:9/x", "html": "<p>x</p>"}\n', encoding="utf-8")
-    page = tmp_path / "page.html"
-    page.write_text("<p>x</p>", encoding="utf-8")
-    files = tmp_path / "files.txt"
-    files.write_text(f"{page}\n", encoding="utf-8")
-    for listing in (urls, stored, files):
-        with pytest.raises(SystemExit):
-            main(["batch", str(listing), "--out", str(tmp_path / "out")])
-    assert seen == [True, False, False]
+    assert site(page("http://127.0.0.2:8080/a?b")) == site(page("http://127.0.0.2:8080/c")) \
+        == "http://127.0.0.2:8080" != site(page("http://127.0.0.3:8080/a"))
+    assert site(page("/tmp/page.html")) is None
+    assert site(page("http://127.0.0.2:8080/a", html=b"<p>stored</p>")) is None
 
 
 def test_what_is_given_is_kept():

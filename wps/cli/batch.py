@@ -71,8 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         f"CPU tasks on Ray (pip install 'wps[ray]'; default {default['engine']})")
     engine.add_argument("--workers", type=_auto_or_int, default=None, metavar="N|auto",
                         help="local engine: worker processes, one Chromium each (default: "
-                        "auto, two pages in flight per core as memory allows; half as many "
-                        "for web pages)")
+                        "auto, two pages in flight per core as memory allows)")
     engine.add_argument("--pages-per-browser", type=_auto_or_int, default=None,
                         metavar="N|auto", help="pages each Chromium renders at once, each in "
                         "its own tab, while the rendered ones are segmented (default: auto, "
@@ -105,7 +104,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
     from ..runner import count_sources, iter_sources, run_batch
-    from ..runner.politeness import fetched_site
     from ..runner.sizing import choose_workers, this_machine
     from ..runner.sources import input_kind
 
@@ -114,8 +112,7 @@ def run(args: argparse.Namespace) -> int:
         first = next(sources)  # an input naming no page fails here, before any work
         total = count_sources(path)
         workers, pages_per_browser = choose_workers(
-            this_machine(), args.workers, args.pages_per_browser, total,
-            web=fetched_site(first.location, first.html) is not None)
+            this_machine(), args.workers, args.pages_per_browser, total)
         options = _batch_options(args, workers, pages_per_browser)
         if options.replay and input_kind(path) != "warc":
             raise UsageError(f"--replay answers a page's requests from its WARC file; "

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter, deque
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .base import TaskQueue, WorkerPool, as_queue
 
@@ -55,11 +56,20 @@ class LocalExecutor(WorkerPool[Task, Result]):
     segmenters)."""
     preload: tuple[str, ...] = ()
     """Modules the fork server imports once for all workers (``forkserver`` only)."""
+    affinity: Callable[[Any], Hashable | None] | None = None
+    """A task's site (``None``: none). When given, each worker has a pool of its own and a
+    site's tasks go to the worker that took the site's last task while it has room (a
+    worker's browser keeps a tab, and so a renderer process, per site: a shared pool hands
+    every worker a tab of every site). Without it the workers share one pool, and the first
+    free worker takes the next task."""
 
     def run(self, tasks: Iterable[Task] | TaskQueue[Task],
             work: Callable[[Any], Result]) -> Iterator[Result]:
         queue = as_queue(tasks)
         context = worker_context(self.start_method, self.preload)
+        if self.affinity is not None:
+            yield from _Lanes(self, context, queue, work).results()
+            return
         while not queue.exhausted():
             with reporting_pool(self.workers, context, _init_worker,
                                 lambda starts: (starts, self.initializer, self.initargs),
@@ -151,6 +161,167 @@ class LocalExecutor(WorkerPool[Task, Result]):
             if late:
                 overdue.append(future)
         return overdue
+
+
+class _Lanes(Generic[Task, Result]):
+    """A :class:`LocalExecutor` run with ``affinity``: one pool of one worker per lane, each
+    with at most :data:`IN_FLIGHT_PER_WORKER` tasks. A stuck or dead worker costs only its
+    own lane, which a fresh pool replaces at its next task; the other lanes run on."""
+
+    def __init__(self, executor: LocalExecutor[Task, Result], context: Any,
+                 queue: TaskQueue[Task], work: Callable[[Any], Result]) -> None:
+        self.executor, self.context, self.queue, self.work = executor, context, queue, work
+        self.events = context.Queue()
+        self.starts = _Starts(self.events)
+        self.pools: list[ProcessPoolExecutor | None] = [None] * executor.workers
+        self.running: dict[Future[Result], Task] = {}
+        self.lane_of: dict[Future[Result], int] = {}
+        self.held: dict[Future[Result], ExitStack] = {}
+        self.handed: dict[Future[Result], float] = {}
+        self.site_lane: dict[Hashable, int] = {}
+        self.waiting: deque[Task] = deque()
+        """Tasks taken from the queue that wait for their site's lane."""
+
+    def results(self) -> Iterator[Result]:
+        try:
+            yield from self._results()
+        except BaseException:
+            for pool in self.pools:
+                if pool is not None:
+                    stop_workers(pool)
+            raise
+        finally:
+            for future in self.running:
+                future.cancel()
+            for stack in self.held.values():
+                stack.close()
+            for lane in range(len(self.pools)):
+                self._close(lane)
+            self.events.close()
+            self.events.join_thread()
+
+    def _results(self) -> Iterator[Result]:
+        executor, queue, running = self.executor, self.queue, self.running
+        while running or self.waiting or not queue.exhausted():
+            self._hand_out()
+            if not running:  # every waiting task must wait (a host resting)
+                time.sleep(queue.wait_s())
+                continue
+            finished = _wait_some(running, self.handed, queue.poll_s())
+            overdue = executor._overdue(running, finished, self.handed, self.starts)
+            broken: set[int] = set()
+            for future in finished:
+                task, lane = self._pop(future)
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    broken.add(lane)
+                    result = executor.died(task)
+                yield result
+            for lane in sorted(broken):  # its other task died with it, or finished just before
+                for future in self._lane_futures(lane):
+                    task, _ = self._pop(future)
+                    try:
+                        result = future.result(timeout=0)
+                    except Exception:  # noqa: BLE001 - whatever it was, the worker is gone
+                        result = executor.died(task)
+                    yield result
+                self._close(lane)
+            for lane in sorted({self.lane_of[future] for future in overdue} - broken):
+                pool = self.pools[lane]
+                assert pool is not None
+                stop_workers(pool, OVERDUE_STOP_S)
+                for future in self._lane_futures(lane):
+                    if future in overdue:
+                        task, _ = self._pop(future)
+                        yield executor.on_overdue(task, executor.overdue_after_s)  # type: ignore[misc,arg-type]
+                    elif future.done() and not future.cancelled() and future.exception() is None:
+                        self._pop(future)
+                        yield future.result()
+                    else:  # it did nothing wrong: a fresh worker takes it
+                        self._pop(future, put_back=True)
+                self._close(lane)
+
+    def _hand_out(self) -> None:
+        """Tasks held for their site's lane first, then new ones while there is room (at most
+        one held task per lane)."""
+        for _ in range(len(self.waiting)):
+            task = self.waiting.popleft()
+            if not self._place(task):
+                self.waiting.append(task)
+        while (len(self.running) < IN_FLIGHT_PER_WORKER * len(self.pools)
+               and len(self.waiting) < len(self.pools)
+               and (task := self.queue.take()) is not None):
+            if not self._place(task):
+                self.waiting.append(task)
+
+    def _place(self, task: Task) -> bool:
+        """Submit ``task`` to its site's lane if that lane is idle; else to an idle lane (no
+        worker waits while a site has pages to render: a site of one host gets as many
+        workers as its politeness lets pages run at once); else behind the task its site's
+        lane runs. A site without a lane takes the least loaded lane (of those, one that holds
+        the fewest sites) as its own. False: the task waits for its lane."""
+        assert self.executor.affinity is not None
+        load = Counter(self.lane_of.values())
+        sites = Counter(self.site_lane.values())
+        site = self.executor.affinity(task)
+        home = self.site_lane.get(site) if site is not None else None
+        lanes = range(len(self.pools))
+        if home is not None and load[home] == 0:
+            lane = home
+        elif idle := [each for each in lanes if load[each] == 0]:
+            lane = min(idle, key=lambda each: (sites[each], each))
+        elif home is not None:
+            if load[home] >= IN_FLIGHT_PER_WORKER:
+                return False
+            lane = home
+        elif free := [each for each in lanes if load[each] < IN_FLIGHT_PER_WORKER]:
+            lane = min(free, key=lambda each: (load[each], sites[each], each))
+        else:
+            return False
+        if site is not None and home is None:
+            self.site_lane[site] = lane
+        self._submit(task, lane)
+        return True
+
+    def _submit(self, task: Task, lane: int) -> None:
+        pool = self.pools[lane]
+        if pool is None:
+            executor = self.executor
+            pool = self.pools[lane] = ProcessPoolExecutor(
+                max_workers=1, mp_context=self.context, initializer=_as_parent,
+                initargs=(dict(os.environ), os.getcwd(), _init_worker, self.events,
+                          executor.initializer, executor.initargs))
+        stack = ExitStack()
+        given = stack.enter_context(self.executor.prepare(task)) if self.executor.prepare \
+            else task
+        token = self.starts.token()
+        try:
+            future = pool.submit(_run_reported, self.work, token, given)
+        except BaseException:
+            stack.close()
+            raise
+        self.starts.tokens[future] = token
+        self.running[future], self.lane_of[future], self.held[future] = task, lane, stack
+
+    def _pop(self, future: Future[Result], put_back: bool = False) -> tuple[Task, int]:
+        """Forget a future: its task is finished, or, with ``put_back``, waits for a worker."""
+        task = self.running.pop(future)
+        if put_back:
+            self.queue.put_back(task)
+        else:
+            self.queue.finished(task)
+        self.held.pop(future).close()
+        self.handed.pop(future, None)
+        return task, self.lane_of.pop(future)
+
+    def _lane_futures(self, lane: int) -> list[Future[Result]]:
+        return [future for future, each in self.lane_of.items() if each == lane]
+
+    def _close(self, lane: int) -> None:
+        pool, self.pools[lane] = self.pools[lane], None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 WORKER_START_S = 120.0

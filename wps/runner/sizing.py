@@ -11,13 +11,13 @@ starts by importing the pipeline (a few seconds of CPU, about what it takes to r
 :data:`PAGES_PER_WORKER` pages), so a short batch gets fewer workers: under
 ``2 * PAGES_PER_WORKER`` pages, one, in the batch's own process.
 
-Web pages are different: a worker's Chromium keeps a tab, and so a renderer process, per site,
-and the pool hands each page to whichever worker is free, so every worker ends up with a tab of
-every site. Half as many workers, each rendering two pages at once, keep half as many renderers
-for the same pages: 40 URLs of 4 hosts on 2 cores ran at 51.3 and 54.7 pages/min with 1.80 and
-1.65 CPU s a page, against 43.6 and 45.0 pages/min with 2.38 and 2.29 CPU s for four workers of
-one page (``scripts/bench_batch.py --configs url-defaults``, two rounds each, interleaved);
-local files ran faster with four workers (71.9 and 83.5 against 66.5 and 73.2).
+Web pages need no other sizing: a worker's Chromium keeps a tab, and so a renderer process, per
+site, and the local engine hands each site's pages to the worker that holds its tab
+(:class:`~wps.executor.LocalExecutor`'s ``affinity``), so four workers of one page keep a
+renderer per site, not one per site and worker. 40 URLs of 4 hosts on 2 cores ran at 114.3
+pages/min with 0.79 CPU s a page that way, against 94.7 and 1.04 from a pool shared by all sites
+and 91.9 and 0.81 with two workers of two pages (``scripts/bench_batch.py --pages 40 --configs
+url-4x1,local-defaults,url-defaults --code BEFORE,AFTER``, 2026-11-28; the same files, 123.7).
 """
 
 from __future__ import annotations
@@ -54,15 +54,12 @@ def this_machine() -> Machine:
 
 def choose_workers(machine: Machine, workers: int | None = None,
                    pages_per_browser: int | None = None,
-                   pages: int | None = None, *, web: bool = False) -> tuple[int, int]:
+                   pages: int | None = None) -> tuple[int, int]:
     """``(workers, pages per browser)``: what was given, the rest chosen for ``machine`` and a
-    batch of ``pages`` (``None``: not known, many); ``web``: the batch's pages are fetched from
-    the web (fewer workers, each with more pages at once).
+    batch of ``pages`` (``None``: not known, many).
 
     >>> choose_workers(Machine(cores=2, available_mb=24_000))
     (4, 1)
-    >>> choose_workers(Machine(cores=2, available_mb=24_000), web=True)
-    (2, 2)
     >>> choose_workers(Machine(cores=8, available_mb=2_000))
     (3, 2)
     """
@@ -71,8 +68,7 @@ def choose_workers(machine: Machine, workers: int | None = None,
         affordable = in_flight if machine.available_mb is None else \
             machine.available_mb // WORKER_MB
         worth = in_flight if pages is None else pages // PAGES_PER_WORKER
-        wanted = in_flight // MAX_PAGES_PER_BROWSER if web else in_flight
-        workers = max(1, min(wanted, affordable, worth))
+        workers = max(1, min(in_flight, affordable, worth))
     if pages_per_browser is None:
         pages_per_browser = min(MAX_PAGES_PER_BROWSER, max(1, round(in_flight / workers)))
     return workers, pages_per_browser
