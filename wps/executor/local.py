@@ -57,11 +57,11 @@ class LocalExecutor(WorkerPool[Task, Result]):
     preload: tuple[str, ...] = ()
     """Modules the fork server imports once for all workers (``forkserver`` only)."""
     affinity: Callable[[Any], Hashable | None] | None = None
-    """A task's site (``None``: none). When given, each worker has a pool of its own and a
-    site's tasks go to the worker that took the site's last task while it has room (a
-    worker's browser keeps a tab, and so a renderer process, per site: a shared pool hands
-    every worker a tab of every site). Without it the workers share one pool, and the first
-    free worker takes the next task."""
+    """A task's site (``None``: none). When given, each worker has a pool of its own (a lane)
+    and a site keeps a lane: its task goes there when that worker is idle, else to an idle
+    worker, else behind the task its lane runs (a worker's browser keeps a tab, and so a
+    renderer process, per site: a shared pool hands every worker a tab of every site).
+    Without it the workers share one pool, and the first free worker takes the next task."""
 
     def run(self, tasks: Iterable[Task] | TaskQueue[Task],
             work: Callable[[Any], Result]) -> Iterator[Result]:
