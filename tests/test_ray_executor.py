@@ -10,7 +10,7 @@ import time
 
 import executor_tasks
 import pytest
-from executor_tasks import died, overdue, work
+from executor_tasks import died, overdue, site_of, where, work
 
 from wps.executor import RayExecutor, WorkerDiedError
 
@@ -50,6 +50,23 @@ def test_a_dead_worker_fails_its_task_and_a_fresh_worker_takes_the_rest():
     assert ("died", "die") in results
     assert sorted(name for _, name in results) == sorted(name for name, _ in tasks)
     assert sum(outcome == "done" for outcome, _ in results) >= 4  # not held by the dead one
+
+
+@pytest.mark.parametrize("affinity", [None, site_of], ids=["any worker", "by site"])
+def test_a_sites_tasks_stay_with_few_workers_under_affinity(affinity):
+    # As on the local engine: a worker's browser keeps a tab per site.
+    from collections import defaultdict
+
+    from wps.runner.politeness import PageQueue
+
+    tasks = [(f"site-{n % 3}", (0.01, 0.05, 0.2)[n * 7 % 3]) for n in range(30)]
+    workers_of = defaultdict(set)
+    queue = PageQueue(iter(tasks), site_of, per_host=2)
+    for site, pid in RayExecutor(3, affinity=affinity).run(queue, where):
+        workers_of[site].add(pid)
+    assert sorted(workers_of) == ["site-0", "site-1", "site-2"]
+    pairs = sum(len(pids) for pids in workers_of.values())
+    assert pairs <= 6 if affinity else pairs > 3
 
 
 def test_without_a_fallback_a_dead_worker_stops_the_run():

@@ -41,7 +41,7 @@ def test_a_short_batch_is_not_worth_many_workers():
 
 def test_a_batch_of_urls_keeps_each_sites_pages_with_one_worker(monkeypatch):
     # Web pages are sized as files are: the local engine's workers each keep their sites' tabs
-    # (LocalExecutor's affinity: a page's site), files and stored pages go to any worker.
+    # (the executors' affinity: a page's site), files and stored pages go to any worker.
     from wps.executor import LocalExecutor
     from wps.runner import local_engine
     from wps.runner.worker import PageTask

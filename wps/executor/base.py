@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter, deque
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -117,6 +117,10 @@ class WorkerPool(Generic[Task, Result]):
     prepare: Prepare | None = None
     initializer: Callable[..., None] | None = None
     initargs: tuple[Any, ...] = field(default_factory=tuple)
+    affinity: Callable[[Any], Hashable | None] | None = None
+    """A task's site (``None``: none). When given, a site keeps a worker (:class:`SiteLanes`):
+    a worker's browser keeps a tab, and so a renderer process, per site, and tasks handed to
+    whichever worker is free give every worker a tab of every site."""
 
     def __post_init__(self) -> None:
         if self.overdue_after_s is not None and self.on_overdue is None:
@@ -127,3 +131,41 @@ class WorkerPool(Generic[Task, Result]):
         if self.on_died is None:
             raise WorkerDiedError(f"{task}: a worker died while it held the task{cause}")
         return self.on_died(task)
+
+
+@dataclass(slots=True)
+class SiteLanes:
+    """Which of ``lanes`` workers takes a task of a site (``WorkerPool.affinity``), given how
+    many tasks each holds: each runs ``running`` at once and holds at most ``capacity``.
+
+    A site keeps a lane, the one it was first given (the least loaded, of those the one that
+    holds the fewest sites). Its task goes there while that worker has a free slot to run it;
+    else to a worker with one (no worker waits while a site has pages: a site of one host gets
+    as many workers as its politeness lets pages run at once); else behind its lane's tasks
+    while the lane has room; else it waits (``None``).
+    """
+
+    lanes: int
+    running: int
+    capacity: int
+    home: dict[Hashable, int] = field(default_factory=dict)
+
+    def choose(self, site: Hashable | None, load: Mapping[int, int]) -> int | None:
+        sites = Counter(self.home.values())
+        home = self.home.get(site) if site is not None else None
+        lanes = range(self.lanes)
+        if home is not None and load.get(home, 0) < self.running:
+            return home
+        idle = [lane for lane in lanes if load.get(lane, 0) < self.running]
+        if idle:
+            lane = min(idle, key=lambda each: (load.get(each, 0), sites[each], each))
+        elif home is not None:
+            return home if load.get(home, 0) < self.capacity else None
+        else:
+            free = [lane for lane in lanes if load.get(lane, 0) < self.capacity]
+            if not free:
+                return None
+            lane = min(free, key=lambda each: (load.get(each, 0), sites[each], each))
+        if site is not None and home is None:
+            self.home[site] = lane
+        return lane

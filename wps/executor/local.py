@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
@@ -15,7 +15,7 @@ from multiprocessing import connection, get_context
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
 
-from .base import TaskQueue, WorkerPool, as_queue
+from .base import SiteLanes, TaskQueue, WorkerPool, as_queue
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -56,13 +56,6 @@ class LocalExecutor(WorkerPool[Task, Result]):
     segmenters)."""
     preload: tuple[str, ...] = ()
     """Modules the fork server imports once for all workers (``forkserver`` only)."""
-    affinity: Callable[[Any], Hashable | None] | None = None
-    """A task's site (``None``: none). When given, each worker has a pool of its own (a lane)
-    and a site keeps a lane: its task goes there when that worker is idle, else to an idle
-    worker, else behind the task its lane runs (a worker's browser keeps a tab, and so a
-    renderer process, per site: a shared pool hands every worker a tab of every site).
-    Without it the workers share one pool, and the first free worker takes the next task."""
-
     def run(self, tasks: Iterable[Task] | TaskQueue[Task],
             work: Callable[[Any], Result]) -> Iterator[Result]:
         queue = as_queue(tasks)
@@ -165,7 +158,7 @@ class LocalExecutor(WorkerPool[Task, Result]):
 
 class _Lanes(Generic[Task, Result]):
     """A :class:`LocalExecutor` run with ``affinity``: one pool of one worker per lane, each
-    with at most :data:`IN_FLIGHT_PER_WORKER` tasks. A stuck or dead worker costs only its
+    with at most :data:`IN_FLIGHT_PER_WORKER` tasks, placed by :class:`SiteLanes`. A stuck or dead worker costs only its
     own lane, which a fresh pool replaces at its next task; the other lanes run on."""
 
     def __init__(self, executor: LocalExecutor[Task, Result], context: Any,
@@ -178,7 +171,7 @@ class _Lanes(Generic[Task, Result]):
         self.lane_of: dict[Future[Result], int] = {}
         self.held: dict[Future[Result], ExitStack] = {}
         self.handed: dict[Future[Result], float] = {}
-        self.site_lane: dict[Hashable, int] = {}
+        self.lanes = SiteLanes(executor.workers, 1, IN_FLIGHT_PER_WORKER)
         self.waiting: deque[Task] = deque()
         """Tasks taken from the queue that wait for their site's lane."""
 
@@ -256,31 +249,11 @@ class _Lanes(Generic[Task, Result]):
                 self.waiting.append(task)
 
     def _place(self, task: Task) -> bool:
-        """Submit ``task`` to its site's lane if that lane is idle; else to an idle lane (no
-        worker waits while a site has pages to render: a site of one host gets as many
-        workers as its politeness lets pages run at once); else behind the task its site's
-        lane runs. A site without a lane takes the least loaded lane (of those, one that holds
-        the fewest sites) as its own. False: the task waits for its lane."""
+        """Submit ``task`` to the lane :class:`SiteLanes` chooses; False: it waits."""
         assert self.executor.affinity is not None
-        load = Counter(self.lane_of.values())
-        sites = Counter(self.site_lane.values())
-        site = self.executor.affinity(task)
-        home = self.site_lane.get(site) if site is not None else None
-        lanes = range(len(self.pools))
-        if home is not None and load[home] == 0:
-            lane = home
-        elif idle := [each for each in lanes if load[each] == 0]:
-            lane = min(idle, key=lambda each: (sites[each], each))
-        elif home is not None:
-            if load[home] >= IN_FLIGHT_PER_WORKER:
-                return False
-            lane = home
-        elif free := [each for each in lanes if load[each] < IN_FLIGHT_PER_WORKER]:
-            lane = min(free, key=lambda each: (load[each], sites[each], each))
-        else:
+        lane = self.lanes.choose(self.executor.affinity(task), Counter(self.lane_of.values()))
+        if lane is None:
             return False
-        if site is not None and home is None:
-            self.site_lane[site] = lane
         self._submit(task, lane)
         return True
 

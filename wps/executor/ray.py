@@ -18,13 +18,14 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ..errors import MissingDependencyError
-from .base import TaskQueue, WorkerPool, as_queue
+from .base import SiteLanes, TaskQueue, WorkerPool, as_queue
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -134,14 +135,21 @@ class _Schedule(Generic[Task, Result]):
     """Tasks in flight at most: each worker's slots, and results waiting for ``then`` up to
     :data:`THEN_WAITING_PER_CPU` per CPU of the cluster (asked once, not on every poll)."""
 
+    lanes: SiteLanes | None = None
+    """With the executor's ``affinity``: which worker takes a site's task."""
+    waiting: deque[Task] = field(default_factory=deque)
+    """Tasks taken from the queue that wait for their site's worker."""
+
     def __post_init__(self) -> None:
         cpus = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
         self.slots = self.executor.concurrency + QUEUED_PER_WORKER
         self.most_in_flight = THEN_WAITING_PER_CPU * cpus + self.slots * len(self.actors)
+        if self.executor.affinity is not None:
+            self.lanes = SiteLanes(len(self.actors), self.executor.concurrency, self.slots)
 
     def results(self) -> Iterator[Result]:
         try:
-            while self.flights or not self.queue.exhausted():
+            while self.flights or self.waiting or not self.queue.exhausted():
                 self._submit()
                 if not self.flights:  # every waiting task must wait (a host resting)
                     time.sleep(self.queue.wait_s())
@@ -160,20 +168,49 @@ class _Schedule(Generic[Task, Result]):
 
     def _submit(self) -> None:
         """Hand tasks to workers with a free slot while the ``then`` tasks keep up."""
-        for index, actor in enumerate(self.actors):
+        if self.lanes is not None:
+            self._submit_by_site(self.lanes)
+            return
+        for index in range(len(self.actors)):
             while (sum(1 for i in self.calls.values() if i == index) < self.slots
                    and len(self.flights) < self.most_in_flight):
                 task = self.queue.take()
                 if task is None:
                     return
-                held = ExitStack()
-                prepare = self.executor.prepare
-                given = held.enter_context(prepare(task)) if prepare else task
-                call = actor.call.remote(self.work, given)
-                result = self.then.remote(self.executor.then, call) if self.then else call
-                self.calls[call] = index
-                self.flights[result] = _InFlight(task, index, actor, call, time.monotonic(),
-                                                 held)
+                self._hand(task, index)
+
+    def _submit_by_site(self, lanes: SiteLanes) -> None:
+        """Tasks waiting for their site's worker first, then new ones (at most one waiting
+        task per worker), each to the worker ``lanes`` chooses."""
+        assert self.executor.affinity is not None
+        load = Counter(self.calls.values())
+
+        def place(task: Task) -> bool:
+            index = lanes.choose(self.executor.affinity(task), load)  # type: ignore[misc]
+            if index is None:
+                return False
+            self._hand(task, index)
+            load[index] += 1
+            return True
+
+        for _ in range(len(self.waiting)):
+            task = self.waiting.popleft()
+            if not place(task):
+                self.waiting.append(task)
+        while (len(self.flights) < self.most_in_flight and len(self.waiting) < len(self.actors)
+               and (task := self.queue.take()) is not None):
+            if not place(task):
+                self.waiting.append(task)
+
+    def _hand(self, task: Task, index: int) -> None:
+        held = ExitStack()
+        prepare = self.executor.prepare
+        given = held.enter_context(prepare(task)) if prepare else task
+        actor = self.actors[index]
+        call = actor.call.remote(self.work, given)
+        result = self.then.remote(self.executor.then, call) if self.then else call
+        self.calls[call] = index
+        self.flights[result] = _InFlight(task, index, actor, call, time.monotonic(), held)
 
     def _finish(self, ref: Any) -> Iterator[Result]:
         """The task's result; if its worker died, the died results of the tasks it held."""

@@ -28,6 +28,7 @@ from .worker import (
     PageOutcome,
     PageTask,
     init_worker,
+    page_site,
     run_chunk_in_worker,
     run_in_worker,
     run_page,
@@ -67,7 +68,7 @@ def local_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
         executor = LocalExecutor(options.workers, overdue_after_s, on_overdue=_overdue,
                                  on_died=_died, initializer=init_worker,
                                  initargs=(pipeline,), start_method="forkserver",
-                                 preload=WORKER_MODULES, affinity=_site)
+                                 preload=WORKER_MODULES, affinity=page_site)
         yield from executor.run(queue, run_in_worker)
         return
     chunked = ChunkedLocalExecutor(
@@ -75,12 +76,6 @@ def local_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
         on_died=_died, key=_key, result_key=_key, initializer=init_worker,
         start_method="forkserver", preload=WORKER_MODULES)
     yield from chunked.run(queue, partial(run_chunk_in_worker, concurrency=concurrency))
-
-
-def _site(page: PageTask) -> str | None:
-    """Where a worker's browser keeps the page's tab: its site (``None``: a file or stored
-    HTML, which any worker's one local tab renders)."""
-    return page.host
 
 
 def _key(page: PageTask | PageOutcome) -> str:

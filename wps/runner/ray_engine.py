@@ -29,6 +29,7 @@ from .worker import (
     PageOutcome,
     PageTask,
     failed_outcome,
+    page_site,
     page_stages,
     render_page,
     restart_if_grown,
@@ -121,7 +122,7 @@ def ray_results(queue: PageQueue[PageTask], pipeline: PipelineOptions,
         on_overdue=_overdue, on_died=_died, initializer=start_renderer,
         initargs=(pipeline, options.restart_every, options.pages_per_browser),
         concurrency=options.pages_per_browser, then=finish_page, cpus=options.cpus_per_task,
-        address=options.ray_address)
+        address=options.ray_address, affinity=page_site)
     yield from executor.run(queue, render)
 
 

@@ -71,6 +71,12 @@ class PageTask:
         return fetched_site(self.source, self.html)
 
 
+def page_site(page: PageTask) -> str | None:
+    """Where a worker's browser keeps the page's tab, for the executors' ``affinity``: its site
+    (``None``: a file or stored HTML, which any worker's one local tab renders)."""
+    return page.host
+
+
 @dataclass(slots=True)
 class PageOutcome:
     source: str
