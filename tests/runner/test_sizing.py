@@ -39,14 +39,14 @@ def test_a_short_batch_is_not_worth_many_workers():
     assert choose_workers(machine, pages=10_000) == (PAGES_PER_CORE * 2, 1)
 
 
-def test_a_batch_of_urls_keeps_each_sites_pages_with_one_worker(monkeypatch):
+def test_the_local_engine_hands_out_web_pages_by_site(monkeypatch):
     # Web pages are sized as files are: the local engine's workers each keep their sites' tabs
     # (the executors' affinity: a page's site), files and stored pages go to any worker.
+    from types import SimpleNamespace
+
     from wps.executor import LocalExecutor
     from wps.runner import local_engine
     from wps.runner.worker import PageTask
-
-    from types import SimpleNamespace
 
     made: list[LocalExecutor] = []
     monkeypatch.setattr(LocalExecutor, "run", lambda self, queue, work: made.append(self) or [])

@@ -10,7 +10,8 @@ tuner run their pages through here.
 Tasks come from a :class:`TaskQueue`: a plain iterable is wrapped in one (:class:`ListQueue`);
 ``wps batch`` passes its :class:`~wps.runner.politeness.PageQueue`, which holds pages back for
 their host. A task whose result is not wanted any more (its pool was stopped) goes back to the
-queue for the next pool.
+queue for the next pool. With ``affinity`` (a task's site), a site's tasks stay with one worker
+while it has room (:class:`SiteLanes`): a worker's browser keeps a tab per site.
 """
 
 from ..errors import WorkerDiedError
@@ -19,6 +20,7 @@ from .base import (
     InProcessExecutor,
     ListQueue,
     Prepare,
+    SiteLanes,
     TaskQueue,
     WorkerPool,
     as_queue,
@@ -34,5 +36,6 @@ from .local import (
 from .ray import RayExecutor
 
 __all__ = ["OVERDUE_STOP_S", "ChunkedLocalExecutor", "Executor", "InProcessExecutor",
-           "ListQueue", "LocalExecutor", "Prepare", "RayExecutor", "TaskQueue", "WorkerDiedError",
-           "WorkerPool", "as_queue", "reporting_pool", "stop_workers", "worker_context"]
+           "ListQueue", "LocalExecutor", "Prepare", "RayExecutor", "SiteLanes", "TaskQueue",
+           "WorkerDiedError", "WorkerPool", "as_queue", "reporting_pool", "stop_workers",
+           "worker_context"]
