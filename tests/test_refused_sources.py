@@ -143,15 +143,21 @@ def test_a_body_judged_in_pieces_gets_the_whole_body_verdict():
     assert verdicts == {None, "binary data", "a PDF"}
 
 
-def test_a_batch_whose_every_page_is_refused_never_starts_chromium(fake_chromium, tmp_path,
-                                                                   capsys):
+def test_a_batch_whose_every_page_is_refused_never_starts_chromium(tmp_path, capsys):
     """Each refused before capture (a port out of range, a bad host, a missing file): each a
-    per-entry failure, and no browser was started for them."""
+    per-entry failure, and no browser was started for them. The fake Chromium is this batch's
+    own (``--chromium``), not the process's ``$WPS_CHROMIUM``: in the whole suite, a browser
+    of an earlier test (re)started during this one would pick that up."""
+    marker = tmp_path / "chromium-started"
+    script = tmp_path / "fake-chromium"
+    script.write_text(f"#!/bin/sh\necho started >> '{marker}'\nexit 1\n", encoding="utf-8")
+    script.chmod(0o755)
     listing = tmp_path / "pages.txt"
     listing.write_text("http://127.0.0.1:99999/\nhttp://[zz]/\n"
                        f"{tmp_path / 'missing.html'}\n", encoding="utf-8")
-    code = main(["batch", str(listing), "--out", str(tmp_path / "out"), "--no-progress"])
+    code = main(["batch", str(listing), "--out", str(tmp_path / "out"), "--no-progress",
+                 "--chromium", str(script)])
     capsys.readouterr()
     failures = (tmp_path / "out" / "failures.jsonl").read_text(encoding="utf-8").splitlines()
     assert code != 0 and len(failures) == 3
-    assert not fake_chromium.exists()
+    assert not marker.exists()
