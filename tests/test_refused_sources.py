@@ -161,3 +161,23 @@ def test_a_batch_whose_every_page_is_refused_never_starts_chromium(tmp_path, cap
     failures = (tmp_path / "out" / "failures.jsonl").read_text(encoding="utf-8").splitlines()
     assert code != 0 and len(failures) == 3
     assert not marker.exists()
+
+
+def test_a_browser_not_running_is_not_restarted_for_its_memory(tmp_path):
+    # After each page a batch restarts a browser whose processes grew past the limit; one that
+    # never started (every page refused) must stay down, whatever else this process holds.
+    from dataclasses import replace
+
+    from wps.capture import Browser, CaptureOptions
+    from wps.runner.worker import restart_if_grown
+
+    marker = tmp_path / "chromium-started"
+    script = tmp_path / "fake-chromium"
+    script.write_text(f"#!/bin/sh\necho started >> '{marker}'\nexit 1\n", encoding="utf-8")
+    script.chmod(0o755)
+    browser = Browser(replace(CaptureOptions(), chromium_path=str(script)))
+    try:
+        restart_if_grown(browser, -1)  # any memory at all is over this limit
+    finally:
+        browser.close()
+    assert not browser.running and not marker.exists()

@@ -252,7 +252,7 @@ def test_worker_that_overruns_its_deadline_is_killed_and_others_are_retried(page
 
 @pytest.mark.browser
 def test_browser_restarts_when_its_memory_grew_past_the_limit(page_server, tmp_path):
-    from wps.runner.worker import PageTask, children_memory_mb, run_page
+    from wps.runner.worker import PageTask, run_page
 
     url = page_server.add_html("/memory", "<p>memory</p>")
     baseline = PipelineOptions(segmenter="baseline", text=False, capture_options=FAST)
@@ -262,7 +262,7 @@ def test_browser_restarts_when_its_memory_grew_past_the_limit(page_server, tmp_p
                             restart_above_mb=limit)
             assert run_page(task, browser).ok
             assert browser.launches == launches
-        assert children_memory_mb() > 64  # what the last limit measured: Chromium's processes
+        assert browser.memory_mb() > 64  # what the last limit measured: Chromium's processes
 
 
 @pytest.mark.browser

@@ -47,7 +47,7 @@ from .faults import RendererCrash, check_cut_document, translate_error
 from .loop import GRACE_S, AsyncBridge, Result
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
-from .processes import find_browser_pid, kill_browser, marker_flag
+from .processes import find_browser_pid, kill_browser, marker_flag, tree_memory
 from .render import LeftPage, PageHook, render
 from .replay import ReplayArchive
 from .screenshots import (  # discard_screenshot: kept importable from here
@@ -227,6 +227,18 @@ class Browser:
             self._screenshot_folder = new_screenshot_folder()
         page_folder = tempfile.mkdtemp(prefix=PAGE_PREFIX, dir=self._screenshot_folder)
         return Path(page_folder) / "screenshot.png"
+
+    @property
+    def running(self) -> bool:
+        """Whether Chromium is launched and connected (not before the first page needs it)."""
+        return self._browser is not None and self._browser.is_connected()
+
+    def memory_mb(self) -> float:
+        """Anonymous memory of this browser's processes (its driver, Chromium and everything
+        Chromium started); 0 when it is not running. Other browsers of the process do not count."""
+        if not self.running or self._browser_pid is None:
+            return 0.0
+        return tree_memory(self._browser_pid) / 1024 / 1024
 
     @property
     def version(self) -> str:

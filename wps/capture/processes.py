@@ -89,6 +89,26 @@ def renderer_memory(browser_pid: int) -> dict[int, int]:
     return usage
 
 
+def tree_memory(browser_pid: int) -> int:
+    """Anonymous resident memory (bytes) of the browser, everything it started and the
+    Playwright driver that launched it: what a long run grows and a restart gives back."""
+    pids = [browser_pid, *descendants(browser_pid)]
+    try:
+        driver = psutil.Process(browser_pid).ppid()
+    except _GONE:
+        return 0
+    if driver not in (0, 1, os.getpid()):
+        pids.append(driver)
+    total = 0
+    for pid in pids:
+        try:
+            memory = psutil.Process(pid).memory_info()
+        except _GONE:
+            continue
+        total += memory.rss - memory.shared
+    return total
+
+
 _RENDERERS: dict[int, psutil.Process | None] = {}
 """pid → its process if a renderer, else ``None``; a process keeps its arguments (a reused pid
 is rare and only costs one wrong answer until the cache is trimmed)."""

@@ -317,28 +317,16 @@ def run_page(task: PageTask, browser: Browser | None = None) -> PageOutcome:
 
 
 def restart_if_grown(browser: Browser, limit_mb: int | None) -> None:
-    """Restart Chromium when its processes (this process's descendants) hold more anonymous
-    memory than ``limit_mb``: long runs grow caches a fresh browser does not have."""
-    if limit_mb is not None and children_memory_mb() > limit_mb:
+    """Restart Chromium when its own processes hold more anonymous memory than ``limit_mb``:
+    long runs grow caches a fresh browser does not have. A browser not running is left alone
+    (restarting it would launch it), and other processes of this one (a fork server, another
+    browser) never count: summing every descendant once started Chromium for a batch whose
+    every page was refused."""
+    if limit_mb is not None and browser.running and browser.memory_mb() > limit_mb:
         try:
             browser.restart()
         except WpsError:  # the next page's capture launches it again, or says why it cannot
             pass
-
-
-def children_memory_mb() -> float:
-    """Anonymous resident memory of this process's descendants (Playwright's driver, Chromium):
-    resident minus file-backed and shared pages, as ``RssAnon`` counts it."""
-    import psutil
-
-    total = 0
-    for child in psutil.Process().children(recursive=True):
-        try:
-            memory = child.memory_info()
-        except psutil.Error:
-            continue
-        total += memory.rss - memory.shared
-    return total / 1024 / 1024
 
 
 def failed_outcome(task: PageTask, err: Exception, seconds: float) -> PageOutcome:
