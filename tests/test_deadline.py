@@ -47,3 +47,21 @@ def test_other_finalizer_errors_still_reach_the_hook_in_place(monkeypatch):
     with Deadline(30, what="page.html").enforced():
         Broken()
     assert [type(args.exc_value) for args in seen] == [ValueError]
+
+
+def test_the_timer_fires_again_when_the_code_catches_its_error():
+    """Libraries catch every ``Exception`` at places (trafilatura logs a failed parse or retry
+    and goes on); the page must stop all the same, not run to its end unchecked."""
+    started = time.monotonic()
+    caught = 0
+    with pytest.raises(PageTimeoutError, match="page.html: page did not finish"):
+        with Deadline(0.2, what="page.html").enforced():
+            try:
+                while time.monotonic() - started < 10:
+                    pass
+            except Exception:  # what such a library does with it
+                caught += 1
+            while time.monotonic() - started < 10:  # and on it goes, never checking
+                pass
+    assert caught == 1
+    assert time.monotonic() - started < 5

@@ -101,6 +101,10 @@ def check_deadline(stage: str = "") -> None:
 
 REFIRE_S = 0.01
 """Delay before the timer fires again when a finalizer swallowed its exception."""
+REPEAT_S = 0.5
+"""After the deadline, the timer fires again this often until the page's code is left: a
+library that catches every ``Exception`` (trafilatura logs a failed parse, recall retry or
+justext pass and goes on) swallows the first error, and the page would run on unchecked."""
 
 
 @contextmanager
@@ -109,7 +113,8 @@ def _alarm(deadline: Deadline) -> Iterator[None]:
     finalizer (a ``__del__``, a weakref callback: garbage collection runs them anywhere), Python
     cannot raise from it: it hands the error to ``sys.unraisablehook`` and goes on, so the
     error would print a traceback and the page run on unchecked. The hook takes our error
-    quietly and fires the timer again, to raise in the code the finalizer interrupted."""
+    quietly and fires the timer again, to raise in the code the finalizer interrupted. Code
+    that catches the error and goes on meets it again every :data:`REPEAT_S`."""
     raised: list[PageTimeoutError] = []
 
     def interrupt(_signum: int, _frame: object) -> None:
@@ -118,15 +123,15 @@ def _alarm(deadline: Deadline) -> Iterator[None]:
 
     def swallowed(unraisable: sys.UnraisableHookArgs) -> None:
         if any(unraisable.exc_value is error for error in raised):
-            signal.setitimer(signal.ITIMER_REAL, REFIRE_S)
+            signal.setitimer(signal.ITIMER_REAL, REFIRE_S, REPEAT_S)
         else:
             previous_hook(unraisable)
 
     previous_hook = sys.unraisablehook
     sys.unraisablehook = swallowed
     previous_handler = signal.signal(signal.SIGALRM, interrupt)
-    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL,
-                                                         max(deadline.remaining(), 1e-3))
+    previous_delay, previous_interval = signal.setitimer(
+        signal.ITIMER_REAL, max(deadline.remaining(), 1e-3), REPEAT_S)
     try:
         yield
     finally:
