@@ -102,3 +102,22 @@ def test_the_decision_tuning_folds_never_split_a_site():
     assert sorted(name for fold in folds for name in fold) == sorted(names)
     for site in ("www.mindfactory.de", "forums.mtbr.com"):
         assert sum(any(n.startswith(site) for n in fold) for fold in folds) == 1
+
+
+def test_a_page_saved_in_a_legacy_encoding_is_read_in_it(tmp_path):
+    # The benchmarks render a rewritten copy of each page (scripts out, declared UTF-8): a page
+    # saved as ISO-8859-1 came out with U+FFFD for every umlaut, and its posts matched no label.
+    import gzip
+
+    from wps.benchmark.article_data import read_html, without_scripts
+
+    text = ("<html><head><meta charset='iso-8859-1'><title>Geräte</title></head><body><p>"
+            + "Über die Auslieferung der Geräte wurde noch nichts gesagt, schreibt er. " * 20
+            + "</p></body></html>")
+    page = tmp_path / "page.html.gz"
+    page.write_bytes(gzip.compress(text.encode("iso-8859-1")))
+    assert read_html(page) == text
+    assert "Über die Auslieferung der Geräte" in without_scripts(read_html(page))
+    utf8 = tmp_path / "utf8.html.gz"
+    utf8.write_bytes(gzip.compress(text.encode("utf-8")))
+    assert read_html(utf8) == text
