@@ -126,6 +126,44 @@ def test_stored_html_from_warc_and_jsonl_is_rendered_offline_under_its_url(tmp_p
     assert len(merged) == per_page
 
 
+@pytest.mark.browser
+def test_a_warc_page_is_read_in_the_charset_its_http_header_names(tmp_path):
+    # A crawl stores the header apart from the bytes, and a browser takes the header's charset
+    # over the page's own <meta>; rendered from a file alone, a page whose template names
+    # another charset than its server reached the detector as mojibake.
+    russian = "Комитет собрался во вторник, чтобы обсудить часы работы библиотеки."
+    greek = "Η επιτροπή συνεδρίασε την Τρίτη για τις ώρες λειτουργίας της βιβλιοθήκης."
+    french = "Le comité s’est réuni mardi « pour discuter » des horaires de la bibliothèque."
+    pages = [  # url, prose, its bytes' codec, the HTTP Content-Type, the page's own <meta>
+        (f"{UNREACHABLE}/ru", russian, "windows-1251", "text/html; charset=windows-1251", ""),
+        (f"{UNREACHABLE}/ru-meta", russian, "windows-1251", "text/html; charset=windows-1251",
+         "<meta charset=utf-8>"),
+        (f"{UNREACHABLE}/el", greek, "iso-8859-7", 'text/html; charset="ISO-8859-7"', ""),
+        (f"{UNREACHABLE}/fr", french, "cp1252", "text/html;charset=ISO-8859-1", ""),
+        (f"{UNREACHABLE}/utf8", french, "utf-8", "text/html; charset=ISO-8859-1", "")]
+    warc = tmp_path / "crawl.warc.gz"
+    write_warc(warc, [(url, "200 OK", f"<!doctype html>{meta}<p>{text}</p>".encode(codec), kind)
+                      for url, text, codec, kind, meta in pages])
+    out = tmp_path / "out"
+    summary = run_batch(iter_sources(warc), out, BatchOptions(pipeline=QUICK, progress=False,
+                                                              save_capture=True))
+    assert (summary.done, summary.failed) == (5, 0), (out / "failures.jsonl").read_text()
+    for url, text, *_ in pages:
+        capture = PageCapture.load(out / page_folder_name(url) / "capture")
+        assert [n.text for n in capture.nodes if n.is_text] == [text], url
+
+
+def test_bytes_a_header_cannot_decode_stay_as_they_are():
+    from wps.capture.sources import html_in_utf8
+
+    latin = "<p>café</p>".encode("cp1252")
+    assert html_in_utf8(latin, "text/html; charset=no-such-codec") == latin
+    assert html_in_utf8(latin, "text/html") == latin  # Chromium reads its meta tag or guesses
+    bom = b"\xef\xbb\xbf" + "<p>café</p>".encode()
+    assert html_in_utf8(bom, "text/html; charset=windows-1251") == bom
+    assert html_in_utf8(latin, "text/html; charset=latin1") == b"\xef\xbb\xbf<p>caf\xc3\xa9</p>"
+
+
 def _wps(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "wps", "batch", *args], text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -159,6 +159,48 @@ def _read_capped(path: Path, *, gzipped: bool) -> bytes:
     return raw
 
 
+_HTTP_CHARSET = re.compile(r"""charset\s*=\s*["']?([\w.:-]+)""", re.IGNORECASE)
+_WHATWG_CODECS = {
+    **dict.fromkeys(("ascii", "us-ascii", "latin1", "l1", "iso-8859-1", "iso8859-1",
+                     "iso_8859-1", "cp819", "ibm819", "windows-1252", "x-cp1252"), "cp1252"),
+    **dict.fromkeys(("iso-8859-9", "latin5", "l5", "windows-1254"), "cp1254"),
+    **dict.fromkeys(("tis-620", "iso-8859-11", "windows-874"), "cp874"),
+    **dict.fromkeys(("gb2312", "gbk", "x-gbk", "gb_2312-80", "chinese", "csgb2312"), "gb18030"),
+    **dict.fromkeys(("shift_jis", "shift-jis", "sjis", "ms_kanji", "x-sjis", "windows-31j",
+                     "csshiftjis"), "cp932"),
+    **dict.fromkeys(("euc-kr", "ks_c_5601-1987", "windows-949", "korean"), "cp949"),
+    **dict.fromkeys(("big5", "big5-hkscs", "x-x-big5", "cn-big5"), "big5hkscs"),
+}
+"""Labels the WHATWG Encoding Standard maps to another codec than Python's of the same name
+(ISO-8859-1 is decoded as windows-1252 by every browser, and so on); other labels are looked up
+in Python's codecs."""
+
+
+def html_in_utf8(raw: bytes, content_type: str) -> bytes:
+    """A stored page's bytes as UTF-8 where its HTTP ``Content-Type`` names another charset.
+
+    A crawl stores a page's bytes and its header apart. A browser takes the header's charset
+    over the page's own ``<meta charset>``; written to a file alone, the page would be read by
+    its meta tag or by Chromium's guess, and a template that names UTF-8 on a windows-1251 site
+    sent its prose to the detector as mojibake. As for local files (:func:`_needs_utf8_bom`),
+    bytes that are valid UTF-8 stay as they are, and so do bytes labelled with an unknown
+    charset."""
+    match = _HTTP_CHARSET.search(content_type)
+    if match is None or raw.startswith((_UTF8_BOM, b"\xff\xfe", b"\xfe\xff")):
+        return raw
+    try:
+        raw.decode("utf-8")
+        return raw
+    except UnicodeDecodeError:
+        pass
+    label = match.group(1).lower()
+    try:
+        text = raw.decode(_WHATWG_CODECS.get(label, label), errors="replace")
+    except LookupError:
+        return raw
+    return _UTF8_BOM + text.encode("utf-8")
+
+
 def _needs_utf8_bom(raw: bytes) -> bool:
     """True for non-ASCII UTF-8 without a BOM, whatever charset it declares."""
     if raw.startswith(_UTF8_BOM) or raw.isascii():

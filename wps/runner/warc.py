@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..capture.sources import html_in_utf8
 from ..errors import InputFileError, UsageError
 from ..files import reading
 from ..model import StoredPage
@@ -89,4 +90,4 @@ def _warc_html(record: Any) -> bytes | None:
         return None
     if content_type.split(";")[0].strip().lower() not in _HTML_TYPES:
         return None
-    return record.content_stream().read()
+    return html_in_utf8(record.content_stream().read(), content_type)
