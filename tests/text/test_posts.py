@@ -115,6 +115,29 @@ def test_a_quote_is_scored_where_it_was_written(text_browser, tmp_path):
         quoting.post_record
 
 
+def test_a_short_reply_in_vbulletins_blockquote_is_the_post_not_a_quote(text_browser, tmp_path):
+    # vBulletin writes each message in a blockquote; under a long author box a short reply held
+    # less than half its record's words and was dropped as a quote although nothing else of
+    # the post was left. The quote inside another post stays a quote.
+    reply = "Same here, the overnight rest made it work."
+    author_box = ("<dl class='userinfo_extra'><dt>Posts</dt><dd>1,234</dd><dt>Joined</dt>"
+                  "<dd>March 2011</dd></dl>")
+    body = vbulletin_thread(SENTENCES[1]).replace(
+        "</ol>", f"<li class='postbitlegacy postbitim postcontainer' id='post_1004'>"
+        f"<div class='posthead'><span class='date'>Today, 10:04</span></div>"
+        f"<div class='userinfo'><a class='username'>Reader 4</a>{author_box}</div>"
+        f"<div class='postdetails'><div class='postbody'><div class='postrow'>"
+        f"<div class='content'><div id='post_message_1004'>"
+        f"<blockquote class='postcontent restore'>{reply}</blockquote>"
+        f"</div></div></div></div></div></li></ol>")
+    result = run(render(text_browser, tmp_path, body))
+    kept = [s for s in result.segmentation.segments if s.kept]
+    assert [s.main_text for s in kept if reply in s.main_text] == [reply]
+    assert [s.kind for s in kept if reply in s.main_text] == ["post"]
+    quote = next(s for s in result.segmentation.segments if s.kind == "quote")
+    assert SENTENCES[1] in quote.text and not quote.kept
+
+
 def test_answers_are_posts_the_question_stays_apart(text_browser, tmp_path):
     answers = "".join(
         f"<div id='answer-{n}' class='answer js-answer' itemtype='https://schema.org/Answer'>"

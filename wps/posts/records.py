@@ -204,6 +204,18 @@ def find_posts(page: PageCapture, evidence: Evidence = Evidence()) -> PostStruct
     for group in structure:
         is_record[group.members] = True
         chrome_texts.update(group.chrome)
+    record_of, part_of = _parts(page, is_record, text_words, chrome_texts, frozenset())
+    posts_in_quotes = _quotes_holding_the_post(page, record_of, part_of)
+    if posts_in_quotes:
+        record_of, part_of = _parts(page, is_record, text_words, chrome_texts, posts_in_quotes)
+    return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+
+
+def _parts(page: PageCapture, is_record: np.ndarray, text_words: np.ndarray,
+           chrome_texts: set[int], not_quotes: frozenset[int]) -> tuple[np.ndarray, list[str]]:
+    """Each node's record and its part in it; the elements in ``not_quotes`` are taken for the
+    body whatever their tag or name says."""
+    nodes = page.nodes
     record_of = np.full(len(nodes), -1, dtype=np.int64)
     part_of = ["body"] * len(nodes)
     for node in nodes:  # parents come before their children
@@ -218,7 +230,7 @@ def find_posts(page: PageCapture, evidence: Evidence = Evidence()) -> PostStruct
         part = part_of[parent]
         if record >= 0 and part == "body" and not node.is_text:
             words, whole = text_words[node.id], max(text_words[record], 1)
-            if words < MAX_PART_SHARE * whole and (
+            if words < MAX_PART_SHARE * whole and node.id not in not_quotes and (
                     node.tag in QUOTE_TAGS or _has_word(node.attrs, QUOTE_WORDS)):
                 part = "quote"
             elif ((words < MAX_PART_SHARE * whole or words < MAX_SHORT_CHROME_WORDS)
@@ -227,7 +239,22 @@ def find_posts(page: PageCapture, evidence: Evidence = Evidence()) -> PostStruct
                        or not _has_sentence(page.text_of(node.id)))):
                 part = "chrome"
         part_of[node.id] = "chrome" if part == "body" and node.id in chrome_texts else part
-    return PostStructure(record_of, part_of, [int(i) for i in np.flatnonzero(is_record)])
+    return record_of, part_of
+
+
+def _quotes_holding_the_post(page: PageCapture, record_of: np.ndarray,
+                             part_of: list[str]) -> frozenset[int]:
+    """The outermost quotes of records that have no text of their own outside quotes and
+    chrome: a quote is a part of a post, so where nothing else is left it is the post itself
+    (vBulletin writes every post's message in a ``blockquote``; a short reply under a long
+    author box took less than half its record's words and went as a quote)."""
+    own_text = {int(record_of[node.id]) for node in page.nodes
+                if node.is_text and record_of[node.id] >= 0 and part_of[node.id] == "body"
+                and node.text.strip()}
+    return frozenset(
+        node.id for node in page.nodes
+        if part_of[node.id] == "quote" and node.parent is not None
+        and part_of[node.parent] != "quote" and int(record_of[node.id]) not in own_text)
 
 
 def _near_records(page: PageCapture, is_record: np.ndarray) -> np.ndarray:
