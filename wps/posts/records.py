@@ -248,6 +248,8 @@ def _quotes_holding_the_post(page: PageCapture, record_of: np.ndarray,
     chrome: a quote is a part of a post, so where nothing else is left it is the post itself
     (vBulletin writes every post's message in a ``blockquote``; a short reply under a long
     author box took less than half its record's words and went as a quote)."""
+    if "quote" not in part_of:  # most pages: no quote at all
+        return frozenset()
     own_text = {int(record_of[node.id]) for node in page.nodes
                 if node.is_text and record_of[node.id] >= 0 and part_of[node.id] == "body"
                 and node.text.strip()}
