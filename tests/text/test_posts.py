@@ -138,6 +138,35 @@ def test_a_short_reply_in_vbulletins_blockquote_is_the_post_not_a_quote(text_bro
     assert SENTENCES[1] in quote.text and not quote.kept
 
 
+def phpbb2_thread() -> str:
+    """phpBB 2's markup: a row per post (author cell, message cell holding a table of its own:
+    the subject line, then the message), spacer rows between them, no class that names a post."""
+    rows = ""
+    for number, text in enumerate(SENTENCES[:5]):
+        row = "row1" if number % 2 == 0 else "row2"
+        rows += (f"<tr><td width='150' valign='top' class='{row}'><span class='name'>"
+                 f"<b>Reader {number}</b></span><br><span class='postdetails'>Joined: 12 Mar "
+                 f"2005<br>Posts: {12 * number + 3}</span></td><td class='{row}' width='100%'>"
+                 f"<table width='100%'><tr><td width='100%'><span class='postdetails'>Posted: "
+                 f"Tue Mar 1{number}, 2005 10:2{number} am</span></td><td nowrap='nowrap'>"
+                 f"<a href='#'>Quote</a></td></tr><tr><td colspan='2'><hr></td></tr><tr>"
+                 f"<td colspan='2'><span class='postbody'>{text}</span></td></tr></table></td>"
+                 f"</tr><tr><td class='spaceRow' colspan='2' height='1'></td></tr>")
+    return (f"<table class='forumline' width='100%'><tr><th>Author</th><th>Message</th></tr>"
+            f"{rows}</table>")
+
+
+def test_posts_laid_out_in_tables_are_found_by_their_structure(text_browser, tmp_path):
+    # The message sits in a table of its own post: sentences there are a post laid out by a
+    # table, not a tab of fields, and each author cell is the post's chrome.
+    result = run(render(text_browser, tmp_path, phpbb2_thread()))
+    kept = [s for s in result.segmentation.segments if s.kept]
+    for text in SENTENCES[:5]:
+        holders = [s for s in kept if text in s.main_text]
+        assert len(holders) == 1 and holders[0].kind == "post", text
+        assert "Joined" not in holders[0].main_text
+
+
 def test_answers_are_posts_the_question_stays_apart(text_browser, tmp_path):
     answers = "".join(
         f"<div id='answer-{n}' class='answer js-answer' itemtype='https://schema.org/Answer'>"

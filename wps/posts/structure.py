@@ -57,7 +57,9 @@ is calls to action or notices, not a thread)."""
 MIN_BODY_CHILD_SHARE = 0.75
 MAX_BODY_LIST_SHARE = 0.5
 LIST_TAGS = frozenset({"TABLE", "UL", "OL", "DL"})
-"""A body mostly in a table or list of its own record is a tab of fields, not a post."""
+"""A body mostly in short texts of a table or list of its own record is a tab of fields, not a
+post; sentences in a table are a post laid out by one (phpBB 2 puts each message in a table of
+its own)."""
 MIN_BODY_SENTENCE_SHARE = 0.4
 """Share of the bodies' words in texts that may hold a sentence: posts are written in
 sentences, a tab of tables or a list of short fields is not."""
@@ -288,7 +290,8 @@ def _posts_group(page: PageCapture, run: list[_Member], totals: SubtreeTotals,
                 text.append(page.nodes[node_id].text)
                 body_words += count
                 sentence_words += count if _may_be_sentence(page.nodes[node_id].text, count) else 0
-                listed_words += count if LIST_TAGS.intersection(path) else 0
+                listed_words += (count if LIST_TAGS.intersection(path)
+                                 and not _may_be_sentence(page.nodes[node_id].text, count) else 0)
                 link_words += count if "link" in page.nodes[node_id].inside else 0
             else:
                 words += count
