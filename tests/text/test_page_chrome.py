@@ -84,6 +84,18 @@ def test_chrome_lines_are_cut_from_kept_prose(text_browser, tmp_path):
     assert trimmed >= 5
 
 
+def test_a_headline_set_large_is_a_heading_whatever_its_tag(text_browser, tmp_path):
+    # Styled headlines are often plain divs; the size they are set in says what they are. A
+    # standfirst set large stays: it is a sentence with its terminal.
+    standfirst = "The council agreed after a long debate that the reading rooms stay open."
+    body = (f"<div class='story'><div style='font-size: 32px; font-weight: bold'>Library to "
+            f"stay open until nine</div><div style='font-size: 24px'>{standfirst}</div>"
+            f"<div>{ARTICLE}</div><div>{ARTICLE}</div></div>")
+    text = kept_text(run(render(text_browser, tmp_path, body)))
+    assert SENTENCES[0] in text and standfirst in text
+    assert "Library to stay open" not in text
+
+
 def test_posts_keep_short_lines_in_an_aside(text_browser, tmp_path):
     """Comment lists often sit in ``<aside>``: a post's short line there is still writing."""
     comments = "".join(f"<div class='comment'><div class='comment-body'><p>{text}</p></div></div>"

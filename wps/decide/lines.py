@@ -24,7 +24,7 @@ from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..page.reading import reading_lines
 from ..text.code import looks_like_code
 from ..text.sentences import ends_sentence, is_sentence, sentence_share
-from .features import FIELD_LINE, HEADING_TAGS, word_count
+from .features import FIELD_LINE, HEADING_TAGS, body_font_size, text_font_sizes, word_count
 
 LIST_FIELD = re.compile(r"^[^:：.!?]{1,30}[:：]\s*[^,，、.!?:]{1,30}(?:[,，、]\s*[^,，、.!?:]{1,30})+$")
 """A ``Key: a, b, c`` line: a review's "Pros: Quiet, Light Weight, Durable", a spec's colours."""
@@ -35,6 +35,8 @@ most this share of its segment's text: a share bar or a "read more" box beside t
 the article body a theme wrapped in ``div#gigya-share-btns-2_gig_containerParent`` or
 ``div#read-more``."""
 
+HEADLINE_SIZE = 1.4
+"""Text this many times the size of the page's body text is set as a heading."""
 MIN_SENTENCE_WORDS = 5
 MIN_LEAD_IN_WORDS = 8
 """A line this long that ends with a colon introduces what follows ("Submitting some parameters,
@@ -95,11 +97,15 @@ class PageChrome:
 
 
 def page_chrome(capture: PageCapture, marked: np.ndarray | None = None) -> PageChrome:
-    """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first."""
+    """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first. Text set
+    :data:`HEADLINE_SIZE` times the page's body text or larger is a heading too, whatever its
+    tag: a headline in ``<font size=5><b>`` or a styled ``div``."""
+    sizes = text_font_sizes(capture)
+    large = HEADLINE_SIZE * body_font_size(capture, sizes)
     inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
     for node in capture.nodes:
         inside[node.id] = ((node.parent is not None and inside[node.parent])
-                           or node.tag in HEADING_TAGS)
+                           or node.tag in HEADING_TAGS or sizes[node.id] >= large)
     heading = np.array(inside, dtype=bool)
     if marked is None:
         marked = np.zeros(len(capture.nodes), dtype=bool)
