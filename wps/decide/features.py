@@ -78,6 +78,8 @@ class PageFacts:
     or in a landmark (else 0), and 1 for a form control."""
     sized_chars: np.ndarray
     """Per node: its characters times the font size of its text (for their weighted mean)."""
+    font_sizes: np.ndarray
+    """Per node: the font size its text is set in (:func:`text_font_sizes`)."""
 
     @classmethod
     def of(cls, capture: PageCapture) -> PageFacts:
@@ -102,7 +104,7 @@ class PageFacts:
             nav[node.id] = 0 if LANDMARK_CONTEXTS.isdisjoint(inside) else count
             sized_chars[node.id] = sizes[node.id] * count
         return cls(body_font_size(capture, sizes), in_form, np.array(columns, dtype=np.int64),
-                   np.array(sized_chars, dtype=np.float64))
+                   np.array(sized_chars, dtype=np.float64), np.array(sizes, dtype=np.float64))
 
 
 def form_nodes(capture: PageCapture) -> np.ndarray:

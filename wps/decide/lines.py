@@ -24,7 +24,7 @@ from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..page.reading import reading_lines
 from ..text.code import looks_like_code
 from ..text.sentences import ends_sentence, is_sentence, sentence_share
-from .features import FIELD_LINE, HEADING_TAGS, body_font_size, text_font_sizes, word_count
+from .features import FIELD_LINE, HEADING_TAGS, PageFacts, word_count
 
 LIST_FIELD = re.compile(r"^[^:：.!?]{1,30}[:：]\s*[^,，、.!?:]{1,30}(?:[,，、]\s*[^,，、.!?:]{1,30})+$")
 """A ``Key: a, b, c`` line: a review's "Pros: Quiet, Light Weight, Durable", a spec's colours."""
@@ -96,16 +96,16 @@ class PageChrome:
     owners: list[tuple[int, ...]]
 
 
-def page_chrome(capture: PageCapture, marked: np.ndarray | None = None) -> PageChrome:
+def page_chrome(capture: PageCapture, facts: PageFacts,
+                marked: np.ndarray | None = None) -> PageChrome:
     """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first. Text set
-    :data:`HEADLINE_SIZE` times the page's body text or larger is a heading too, whatever its
-    tag: a headline in ``<font size=5><b>`` or a styled ``div``."""
-    sizes = text_font_sizes(capture)
-    large = HEADLINE_SIZE * body_font_size(capture, sizes)
+    :data:`HEADLINE_SIZE` times the page's body text (``facts``) or larger is a heading too,
+    whatever its tag: a headline in ``<font size=5><b>`` or a styled ``div``."""
+    large = (facts.font_sizes >= HEADLINE_SIZE * facts.body_font_size).tolist()
     inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
     for node in capture.nodes:
         inside[node.id] = ((node.parent is not None and inside[node.parent])
-                           or node.tag in HEADING_TAGS or sizes[node.id] >= large)
+                           or node.tag in HEADING_TAGS or large[node.id])
     heading = np.array(inside, dtype=bool)
     if marked is None:
         marked = np.zeros(len(capture.nodes), dtype=bool)

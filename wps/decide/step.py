@@ -199,7 +199,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         if rules.trim_lines and segment.kept:
             if named is None:
                 posts = find_posts(capture) if posts is None else posts
-                named = page_chrome(capture, post_list_chrome(capture, posts))
+                named = page_chrome(capture, facts, post_list_chrome(capture, posts))
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     _drop_end_notices(segments)
