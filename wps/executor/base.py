@@ -169,3 +169,16 @@ class SiteLanes:
         if site is not None and home is None:
             self.home[site] = lane
         return lane
+
+    def hand_out(self, waiting: deque[Task], take: Callable[[], Task | None],
+                 place: Callable[[Task], bool], room: Callable[[], bool]) -> None:
+        """Tasks ``waiting`` for their site's lane first, then new ones from ``take`` while
+        there is ``room`` and at most one waits per lane; ``place`` submits a task where
+        :meth:`choose` says, or returns False, and the task waits."""
+        for _ in range(len(waiting)):
+            task = waiting.popleft()
+            if not place(task):
+                waiting.append(task)
+        while room() and len(waiting) < self.lanes and (task := take()) is not None:
+            if not place(task):
+                waiting.append(task)

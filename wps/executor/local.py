@@ -236,17 +236,8 @@ class _Lanes(Generic[Task, Result]):
                 self._close(lane)
 
     def _hand_out(self) -> None:
-        """Tasks held for their site's lane first, then new ones while there is room (at most
-        one held task per lane)."""
-        for _ in range(len(self.waiting)):
-            task = self.waiting.popleft()
-            if not self._place(task):
-                self.waiting.append(task)
-        while (len(self.running) < IN_FLIGHT_PER_WORKER * len(self.pools)
-               and len(self.waiting) < len(self.pools)
-               and (task := self.queue.take()) is not None):
-            if not self._place(task):
-                self.waiting.append(task)
+        self.lanes.hand_out(self.waiting, self.queue.take, self._place,
+                            lambda: len(self.running) < IN_FLIGHT_PER_WORKER * len(self.pools))
 
     def _place(self, task: Task) -> bool:
         """Submit ``task`` to the lane :class:`SiteLanes` chooses; False: it waits."""

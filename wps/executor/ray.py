@@ -180,8 +180,7 @@ class _Schedule(Generic[Task, Result]):
                 self._hand(task, index)
 
     def _submit_by_site(self, lanes: SiteLanes) -> None:
-        """Tasks waiting for their site's worker first, then new ones (at most one waiting
-        task per worker), each to the worker ``lanes`` chooses."""
+        """Tasks to the workers ``lanes`` chooses (:meth:`SiteLanes.hand_out`)."""
         assert self.executor.affinity is not None
         load = Counter(self.calls.values())
 
@@ -193,14 +192,8 @@ class _Schedule(Generic[Task, Result]):
             load[index] += 1
             return True
 
-        for _ in range(len(self.waiting)):
-            task = self.waiting.popleft()
-            if not place(task):
-                self.waiting.append(task)
-        while (len(self.flights) < self.most_in_flight and len(self.waiting) < len(self.actors)
-               and (task := self.queue.take()) is not None):
-            if not place(task):
-                self.waiting.append(task)
+        lanes.hand_out(self.waiting, self.queue.take, place,
+                       lambda: len(self.flights) < self.most_in_flight)
 
     def _hand(self, task: Task, index: int) -> None:
         held = ExitStack()
