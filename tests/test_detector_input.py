@@ -38,6 +38,10 @@ def test_detector_input_is_the_kept_slim_lines_under_one_id(tmp_path):
     assert [item.to_json() for item in items] == [line for line in slim if line["kept"]]
     assert all(item.kind and item.lang == "en" and item.prose_score is not None
                for item in items)
+    units = result.detector_units()  # each post of the thread is judged on its own
+    assert [unit.ids for unit in units] == [(item.id,) for item in items]
+    assert [unit.unit for unit in units] == [f"post-{n}" for n in range(1, len(items) + 1)]
+    assert [unit.text for unit in units] == [item.main_text for item in items]
 
     full = segment_records(result.capture, result.segmentation)
     assert [line["id"] for line in slim] == [record["segment_id"] for record in full]
@@ -103,3 +107,21 @@ def test_a_slim_line_given_to_a_step_that_reads_full_lines_is_named(tmp_path):
     assert cli(["filter", str(slim), "--out", str(tmp_path / "out.jsonl")]) == \
         InputFileError.exit_code
     assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.browser
+def test_prose_outside_an_article_is_judged_alone():
+    """On a page that is not an article (a front page of link lists with two blurbs of prose),
+    each kept segment is a unit of its own: two writers' blurbs are never judged as one text."""
+    links = "".join(f"<li><a href='/s{n}'>Story number {n} of the day</a></li>"
+                    for n in range(600))
+    html = (f"<!doctype html><title>Front page</title><nav><ul>{links}</ul></nav><main>"
+            f"<section><h2>From the editor</h2><p>{ENGLISH}</p><p>{ENGLISH}</p></section>"
+            f"<section style='margin-top:80px'><h2>Letters</h2><p>{GERMAN}</p>"
+            f"<p>{GERMAN}</p></section></main><footer><ul>{links}</ul></footer>")
+    result = wps.segment(html=html, url="http://127.0.0.1/front", capture_options=FAST)
+    assert result.verdict is not None and not result.verdict.is_article
+    items = result.detector_input()
+    assert len(items) >= 2
+    assert [item.unit for item in items] == [f"prose-{n}" for n in range(1, len(items) + 1)]
+    assert len(result.detector_units()) == len(items)

@@ -31,7 +31,7 @@ PageSource = str | Path | PageCapture | StoredPage
 
 if TYPE_CHECKING:  # the capture package imports playwright lazily; keep this module light
     from .capture import Browser, CaptureOptions
-    from .records import DetectorInput
+    from .records import DetectorInput, DetectorUnit
     from .steps import PipelineStep
     from .text.stage import TextStageResult
 
@@ -199,6 +199,13 @@ class PageResult:
         return [DetectorInput.from_record(record)
                 for record in segment_records(self.capture, self.segmentation)
                 if record["kept"]]
+
+    def detector_units(self) -> list[DetectorUnit]:
+        """What a detector judges, one text each: the page's article (its kept pieces joined),
+        each post, each other kept prose segment (:class:`~wps.records.DetectorUnit`)."""
+        from .records import detector_units
+
+        return detector_units(self.detector_input())
 
     def main_text_report(self) -> dict[str, Any] | None:
         """``main-text.json``: the text step's page report with the final counts."""

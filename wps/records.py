@@ -22,8 +22,8 @@ from .files import iter_jsonl, write_jsonl
 from .model import PageCapture, Segment, Segmentation
 
 __all__ = ["ANNOTATION_FIELDS", "DETECTOR_FIELDS", "RECORD_FIELDS", "SEGMENTS_FILE",
-           "DetectorInput", "PageContext", "SegmentLine", "check_segment_line",
-           "detector_record", "detector_text", "doc_id_for", "page_context",
+           "DetectorInput", "DetectorUnit", "PageContext", "SegmentLine", "check_segment_line",
+           "detector_record", "detector_text", "detector_units", "doc_id_for", "page_context",
            "read_segment_lines", "segment_from_record", "segment_record", "segment_records",
            "short_repr", "top_xpaths", "write_segment_records"]
 
@@ -47,8 +47,8 @@ VERDICT_FIELDS = ("kept", "reasons", "stats")
 TEXT_STEP_FIELDS = ("main_text", "stats")
 """Only the text step writes these: a line without them was written with ``--no-text``."""
 
-DETECTOR_FIELDS = ("id", "url", "kind", "lang", "main_text", "prose_score", "reasons", "kept",
-                   "bbox")
+DETECTOR_FIELDS = ("id", "url", "kind", "unit", "lang", "main_text", "prose_score", "reasons",
+                   "kept", "bbox")
 """A slim line (``--fields detector``) and :class:`DetectorInput`, in order: all a detector reads."""
 SEGMENT_LINE_TYPES: dict[str, tuple[type, str]] = {
     "url": (str, "a string"),
@@ -272,7 +272,8 @@ class DetectorInput:
     ``id`` is the segment's one id (``<doc_id>:<order>``, the full line's ``segment_id``; the
     report's "Segment N" and the overlay's label show its N), ``main_text`` the text to judge
     (:func:`detector_text`), ``kind`` what the decision step named it (``"article"``,
-    ``"post"``, ...; ``""`` without that step), ``prose_score`` its share of prose sentences
+    ``"post"``, ...; ``""`` without that step), ``unit`` the detector unit it is judged in
+    (``"article"``, ``"post-N"``, ...: :mod:`wps.decide.units`; ``""``: its own), ``prose_score`` its share of prose sentences
     (``None`` without the decision step), ``lang`` its language (``""``: none identified),
     ``bbox`` its box ``[left, top, width, height]`` in CSS pixels of the rendered page.
     """
@@ -280,6 +281,7 @@ class DetectorInput:
     id: str
     url: str
     kind: str
+    unit: str
     lang: str
     main_text: str
     prose_score: float | None
@@ -299,6 +301,39 @@ class DetectorInput:
                 for key in DETECTOR_FIELDS for value in [getattr(self, key)]}
 
 
+UNIT_SEPARATOR = "\n"
+"""Between the texts of a unit's pieces, as between the lines of one main text."""
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorUnit:
+    """The text a detector judges as one: the kept segments of one unit of one page
+    (:mod:`wps.decide.units`), their texts joined in the order of the page's lines. ``unit`` is
+    the page's name for it (``"article"``, ``"post-N"``, ``"prose-N"``; a segment without one
+    is a unit of its own, named by its ``id``), ``ids`` its segments' ids."""
+
+    url: str
+    unit: str
+    ids: tuple[str, ...]
+    text: str
+
+
+def unit_key(page: str, unit: str | None, own: str) -> tuple[str, str]:
+    """Which unit a piece is judged in: its page and unit name, or ``own`` (its id) without one."""
+    return (page, unit or own)
+
+
+def detector_units(inputs: Iterable[DetectorInput]) -> list[DetectorUnit]:
+    """The detector's units of ``inputs`` (kept ones only), in the order of their first piece."""
+    members: dict[tuple[str, str], list[DetectorInput]] = {}
+    for item in inputs:
+        if item.kept:
+            members.setdefault(unit_key(item.url, item.unit, item.id), []).append(item)
+    return [DetectorUnit(url, unit, tuple(item.id for item in items),
+                         UNIT_SEPARATOR.join(item.main_text for item in items))
+            for (url, unit), items in members.items()]
+
+
 def is_slim(record: dict[str, Any]) -> bool:
     """A slim line (``--fields detector``): neither a full line's ``segment_id`` nor ``text``."""
     return "segment_id" not in record and "text" not in record
@@ -315,6 +350,7 @@ def detector_record(record: dict[str, Any]) -> dict[str, Any]:
         "id": str(record.get("id" if slim else "segment_id", "")),
         "url": str(record.get("url", "")),
         "kind": str(record.get("kind") or ""),
+        "unit": str(record.get("unit") or ""),
         "lang": str(record.get("lang") or ""),
         "main_text": str(text),
         "prose_score": float(prose) if isinstance(prose, (int, float)) else None,

@@ -160,3 +160,42 @@ def test_cli_reads_the_binoculars_config_table(tiny_models, tmp_path: Path) -> N
     assert _read(path)[0]["binoculars"]["mode"] == "low-fpr"
     config.write_text('[binoculars]\nmode = "fast"\n')
     assert main([*args, "--config", str(config)]) == 2
+
+
+UNIT_LINES = [
+    {"segment_id": "a:0000", "page_id": "a", "text": "the river ran through the valley .",
+     "main_text": "", "kept": True, "reasons": [], "unit": "article"},
+    {"segment_id": "a:0001", "page_id": "a", "text": "a reply about bread", "main_text": "",
+     "kept": True, "reasons": [], "unit": "post-1"},
+    {"segment_id": "a:0002", "page_id": "a", "text": "the city library opened in the town .",
+     "main_text": "", "kept": True, "reasons": [], "unit": "article"},
+    {"segment_id": "b:0000", "page_id": "b", "text": "bakers bread oven flour salt",
+     "main_text": "", "kept": True, "reasons": [], "unit": "article"},
+    {"segment_id": "b:0001", "page_id": "b", "text": "the menu of the day", "main_text": "",
+     "kept": False, "reasons": ["not_prose"], "unit": None},
+]
+
+
+def test_a_unit_is_scored_as_one_text_and_never_across_pages(scorer, tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """The pieces of a page's article are judged joined, in file order, each post alone, and a
+    window of lines never cuts a page's unit apart (here: a window of one line)."""
+    from wps.detector import jsonl, score_jsonl
+
+    monkeypatch.setattr(jsonl, "WINDOW_LINES", 1)
+    path = tmp_path / "segments.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in UNIT_LINES), encoding="utf-8")
+    summary = score_jsonl(path, scorer)
+    records = _read(path)
+    article, post, page_b = scorer.score_texts([
+        UNIT_LINES[0]["text"] + "\n" + UNIT_LINES[2]["text"], UNIT_LINES[1]["text"],
+        UNIT_LINES[3]["text"]])
+    assert records[0]["binoculars"] == records[2]["binoculars"]
+    assert records[0]["binoculars"]["score"] == pytest.approx(article.score, rel=1e-6)
+    assert records[0]["binoculars"]["pieces"] == 2
+    assert records[0]["binoculars"]["n_tokens"] == article.n_tokens
+    assert records[1]["binoculars"]["score"] == pytest.approx(post.score, rel=1e-6)
+    assert "pieces" not in records[1]["binoculars"]
+    assert records[3]["binoculars"]["score"] == pytest.approx(page_b.score, rel=1e-6)
+    assert records[4]["binoculars"] == {"skipped": "not_kept"}
+    assert (summary.lines, summary.scored, summary.units) == (5, 4, 3)

@@ -177,3 +177,33 @@ def test_an_articles_paragraphs_are_prose_not_posts(request, tmp_path, name):
     assert len(in_article) >= 10
     assert all(s.kind == "prose" for s in in_article)
     assert all(s.post_part == "body" for s in kept if s.kind == "post")
+
+
+@pytest.mark.parametrize("name", ["toc-missing", "002"])
+def test_an_article_cut_into_many_segments_is_judged_as_one_unit(request, tmp_path, name):
+    """A detector judges the article, not its paragraphs one by one: every kept piece that holds
+    a sentence of the reference is in the page's one ``article`` unit, and each post (002 has
+    readers' comments) is a unit of its own."""
+    from wps.records import DetectorInput, detector_units
+
+    page = readability_page(name, request, tmp_path)
+    segments = decided(page, "detector", DecisionRules.from_config(None))
+    kept = [s for s in segments if s.kept]
+    lines = set(sentence_lines(page.gold, 8))
+    in_article = [s for s in kept if any(squeezed_words(line) in squeezed_words(s.main_text)
+                                         for line in lines)]
+    assert len(in_article) >= 10
+    assert {s.unit for s in in_article} == {"article"}
+    posts = {s.post_record for s in kept if s.post_record is not None}
+    units_of_posts = {s.unit for s in kept if s.post_record is not None}
+    assert len(units_of_posts) == len(posts)
+    assert all(unit.startswith("post-") for unit in units_of_posts)
+    assert all(s.unit is None for s in segments if not s.kept)
+
+    inputs = [DetectorInput(s.id, "u", s.kind or "", s.unit or "", "", s.main_text,
+                            None, (), True, (0.0, 0.0, 0.0, 0.0)) for s in kept]
+    article = next(unit for unit in detector_units(inputs) if unit.unit == "article")
+    text, everything = squeezed_words(article.text), squeezed_words(detector_text(segments))
+    held = [line for line in lines if squeezed_words(line) in everything]
+    assert len(held) >= 0.7 * len(lines)
+    assert all(squeezed_words(line) in text for line in held)

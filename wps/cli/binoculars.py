@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     summary = score_jsonl(args.segments, scorer, args.out)
     skipped = ", ".join(f"{reason} {count}" for reason, count in sorted(summary.skipped.items()))
     say(
-        f"wps binoculars: {summary.lines} lines, {summary.scored} scored"
-        f" (ai {summary.predictions['ai']}, human {summary.predictions['human']})"
+        f"wps binoculars: {summary.lines} lines, {summary.scored} scored in {summary.units}"
+        f" units (ai {summary.predictions['ai']}, human {summary.predictions['human']})"
         f"; skipped: {skipped or 'none'}")
     return 0

@@ -24,6 +24,7 @@ from .page import (
     judge_page,
     login_form_node,
 )
+from .units import assign_units
 
 NOT_PROSE = "not_prose"
 QUOTED = "quoted"
@@ -120,7 +121,7 @@ class DecideStep(PipelineStep):
     needs = ("segmentation", "text")
     adds = ("verdict", "kept", "reasons", "main_text", "kind", "prose_score", "page_reasons",
             "page_rules", "main_text_rescued", "rescue_overrides", "main_text_untrimmed",
-            "lines_trimmed")
+            "lines_trimmed", "unit")
     drops = DECISION_REASONS
 
     def __init__(self, section: dict[str, Any]) -> None:
@@ -203,6 +204,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     _drop_end_notices(segments)
+    assign_units(segments, inside, verdict.is_article)
     return verdict
 
 

@@ -2,9 +2,11 @@
 
 Each line (text-and-filters.md §6) gets a ``binoculars`` object: the score and verdict, or
 ``{"skipped": reason}`` for segments that were dropped by an earlier rule (``not_kept``), have no
-text (``empty``) or too few tokens. The text scored is the segment's ``main_text`` when it has one,
-else its ``text``. Lines are read back as segments (:mod:`wps.records`) and read, scored and written
-in windows (sorted by token count inside a window for batching); the output goes to a temporary
+text (``empty``) or too few tokens. What is scored is a detector unit (:mod:`wps.decide.units`):
+the kept pieces of a page's article joined, each post, each other kept segment; each piece's text
+is its ``main_text`` when it has one, else its ``text``, and every piece gets its unit's verdict.
+Lines are read back as segments (:mod:`wps.records`) and read, scored and written in windows of
+whole pages (sorted by token count inside a window for batching); the output goes to a temporary
 file renamed over the target at the end, so an interrupted run leaves the input untouched and no
 partial output.
 """
@@ -14,14 +16,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError
 from ..files import prepare_output_file
 from ..model import Segment
-from ..records import SegmentLine, detector_text, read_segment_lines, write_segment_records
+from ..records import (
+    UNIT_SEPARATOR,
+    SegmentLine,
+    detector_text,
+    read_segment_lines,
+    unit_key,
+    write_segment_records,
+)
 from .binoculars import BinocularsResult, BinocularsScorer
 
 __all__ = ["ScoreSummary", "binoculars_record", "check_segments_file", "score_jsonl",
@@ -38,6 +46,9 @@ not scored as if kept)."""
 class ScoreSummary:
     lines: int = 0
     scored: int = 0
+    """Lines scored (each with its unit's verdict)."""
+    units: int = 0
+    """Detector units scored; ``predictions`` counts their verdicts."""
     predictions: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
 
@@ -62,25 +73,56 @@ def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dic
     }
 
 
-def _score_window(
-    window: list[Segment], scorer: BinocularsScorer, summary: ScoreSummary
-) -> None:
-    wanted = [s for s in window if s.kept and segment_text(s).strip()]
-    for segment in window:
+def _score_window(window: list[SegmentLine], scorer: BinocularsScorer,
+                  summary: ScoreSummary) -> None:
+    """Score each detector unit of ``window`` (whole pages) once, as one text: its kept pieces
+    joined in file order; every piece gets the unit's verdict (with ``pieces``, their number,
+    where there are several)."""
+    units: dict[tuple[str, str], list[Segment]] = {}
+    for line in window:
+        segment = line.segment
         if not segment.kept:
             segment.binoculars = {"skipped": "not_kept"}
         elif not segment_text(segment).strip():
             segment.binoculars = {"skipped": "empty"}
-    results = scorer.score_texts([segment_text(s) for s in wanted])
-    for segment, result in zip(wanted, results):
-        segment.binoculars = binoculars_record(result, scorer)
-    for segment in window:
-        outcome = segment.binoculars or {}
+        else:
+            units.setdefault(unit_key(_page_of(line), segment.unit, line.where),
+                             []).append(segment)
+    results = scorer.score_texts([UNIT_SEPARATOR.join(segment_text(s) for s in members)
+                                  for members in units.values()])
+    for members, result in zip(units.values(), results):
+        record = binoculars_record(result, scorer)
+        if len(members) > 1:
+            record["pieces"] = len(members)
+        for segment in members:
+            segment.binoculars = dict(record)
+        if "skipped" not in record:
+            summary.units += 1
+            summary.predictions[record["pred"]] += 1
+    for line in window:
+        outcome = line.segment.binoculars or {}
         if "skipped" in outcome:
             summary.skipped[outcome["skipped"]] += 1
         else:
             summary.scored += 1
-            summary.predictions[outcome["pred"]] += 1
+
+
+def _page_of(line: SegmentLine) -> str:
+    fields = line.context.fields
+    return str(fields.get("page_id") or fields.get("url") or "")
+
+
+def _page_windows(lines: Iterable[SegmentLine]) -> Iterator[list[SegmentLine]]:
+    """The lines in windows of whole pages (at least :data:`WINDOW_LINES` lines each but the
+    last): a unit's pieces are all on one page, so none is cut apart."""
+    window: list[SegmentLine] = []
+    for line in lines:
+        if len(window) >= WINDOW_LINES and _page_of(line) != _page_of(window[-1]):
+            yield window
+            window = []
+        window.append(line)
+    if window:
+        yield window
 
 
 def check_segments_file(source: str | Path, destination: str | Path | None = None) -> None:
@@ -114,9 +156,9 @@ def score_jsonl(
 def _scored_records(
     lines: Iterable[SegmentLine], scorer: BinocularsScorer, summary: ScoreSummary
 ) -> Iterator[dict[str, Any]]:
-    """The lines with their verdicts, scored a window at a time (read, score, write)."""
-    lines = iter(lines)
-    while window := list(islice(lines, WINDOW_LINES)):
-        _score_window([line.segment for line in window], scorer, summary)
+    """The lines with their verdicts, scored a window of whole pages at a time (read, score,
+    write)."""
+    for window in _page_windows(lines):
+        _score_window(window, scorer, summary)
         summary.lines += len(window)
         yield from (line.record() for line in window)

@@ -49,7 +49,9 @@ class WpsSegments(PipelineStep):
 
     A segment's Document has ``id`` the segment's id (``<doc_id>:<order>``), ``text`` its
     detector text, and ``metadata`` the page Document's metadata plus ``page_id`` (the page
-    Document's id), ``kind``, ``lang``, ``prose_score``, ``reasons`` and ``bbox``.
+    Document's id), ``kind``, ``unit`` (the detector unit it belongs to: group a page's
+    Documents by it to judge its article whole), ``lang``, ``prose_score``, ``reasons`` and
+    ``bbox``.
     """
 
     name = "🧩 wps segments"
@@ -88,7 +90,7 @@ class WpsSegments(PipelineStep):
             self.stat_update("segments")
             yield Document(text=item.main_text, id=item.id, metadata={
                 **page.metadata, "url": item.url, "page_id": page.id, "kind": item.kind,
-                "lang": item.lang, "prose_score": item.prose_score,
+                "unit": item.unit, "lang": item.lang, "prose_score": item.prose_score,
                 "reasons": list(item.reasons), "bbox": list(item.bbox)})
 
 
