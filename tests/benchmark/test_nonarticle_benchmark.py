@@ -57,10 +57,12 @@ def test_report_holds_check_py_figures_and_reruns_from_captures(data: Path,
     for key in TOTALS:
         assert ours["totals"][key] == theirs["total"][key], key
     for name in PAGES:
-        page = {k: v for k, v in ours["pages"][name].items() if k not in ("run", "posts_alone")}
+        page = {k: v for k, v in ours["pages"][name].items()
+                if k not in ("run", "posts_alone", "posts_alone_units")}
         assert page == theirs["pages"][name]
-        if "posts" in page:  # our own figure: a post alone is also a post whole and kept
+        if "posts" in page:  # our own figures: a post alone is also a post whole and kept
             assert 0 < ours["pages"][name]["posts_alone"] <= page["posts_whole_kept"]
+            assert 0 < ours["pages"][name]["posts_alone_units"] <= page["posts_scorable"]
         assert ours["pages"][name]["run"]["mode"] == "rendered"
     total = theirs["total"]
     section = (results / "nonarticle.md").read_text(encoding="utf-8")

@@ -28,6 +28,7 @@ from typing import Any
 from ..decide.step import DecisionRules, decide_segments
 from ..decide.tuning import group_folds, nonarticle_site
 from ..model import TEXT_TAG, PageCapture, Segment
+from ..records import UNIT_SEPARATOR
 from .article_data import page_counts, score_predictions
 
 __all__ = [
@@ -123,6 +124,17 @@ def detector_text(segments: list[Segment], posts_aside: bool = False) -> str:
     return "\n".join(segment.main_text if segment.main_text.strip() else segment.text
                      for segment in segments
                      if segment.kept and not (posts_aside and segment.post_record is not None))
+
+
+def largest_unit_text(segments: list[Segment]) -> str:
+    """The text of the page's largest detector unit (:mod:`wps.decide.units`; the article's,
+    on an article page): what one Binoculars verdict covers."""
+    units: dict[str, list[str]] = {}
+    for segment in segments:
+        if segment.kept:
+            units.setdefault(segment.unit or segment.id, []).append(
+                segment.main_text if segment.main_text.strip() else segment.text)
+    return max((UNIT_SEPARATOR.join(texts) for texts in units.values()), key=len, default="")
 
 
 def decided(page: DevPage, profile: str, rules: DecisionRules | None) -> list[Segment]:
@@ -265,13 +277,17 @@ def cross_validate_reference(dev: DevSet, base: DecisionRules, k: int = FOLDS) -
 
 def detector_row(dev: DevSet, rules_of: Callable[[str], DecisionRules]) -> dict[str, Any]:
     """:func:`reference_row` of the detector profile, each page decided by ``rules_of(name)``,
-    with the figures with the pieces of posts aside."""
-    texts, aside = {}, {}
+    with the figures with the pieces of posts aside, and the recall of the largest detector unit
+    alone (``unit_recall``: how much of the article one verdict judges)."""
+    texts, aside, unit = {}, {}, {}
     for page in dev.pages:
         segments = decided(page, "detector", rules_of(page.name))
         texts[page.name] = detector_text(segments)
         aside[page.name] = detector_text(segments, posts_aside=True)
-    return reference_row(dev, texts, aside)
+        unit[page.name] = largest_unit_text(segments)
+    row = reference_row(dev, texts, aside)
+    row["unit_recall"] = reference_scores(dev.pages, unit)["recall"]
+    return row
 
 
 def reference_row(dev: DevSet, texts: dict[str, str],
@@ -364,7 +380,8 @@ def check_segments(dataset: Any, out: Path, segments: dict[str, list[Segment]]) 
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / "segments.jsonl", "w", encoding="utf-8") as handle:
             handle.writelines(json.dumps({"text": segment.text, "main_text": segment.main_text,
-                                          "kept": segment.kept}, ensure_ascii=False) + "\n"
+                                          "kept": segment.kept, "unit": segment.unit},
+                                         ensure_ascii=False) + "\n"
                               for segment in page_segments)
     report = run_check(dataset, out)
     add_posts_alone(dataset, out, report)

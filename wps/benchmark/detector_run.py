@@ -185,12 +185,12 @@ def render_markdown(results: Path) -> str:
             continue
         lines += [f"## {set_name}", ""]
         if set_name == "nonarticle-dev":
-            lines += [("| run | rows | prose kept | leaks | posts alone | kept chars on "
-                       "index/login/table pages |"), "|---|---|---|---|---|---|"]
+            lines += [("| run | rows | prose kept | leaks | posts alone | posts alone in a unit "
+                       "| kept chars on index/login/table pages |"), "|---|---|---|---|---|---|---|"]
         else:
             lines += [("| run | rows | P | R | F1 | pages under 0.5 | recall, headings aside "
-                       "| P / F1, posts aside | P / R / F1 by design |"),
-                      "|---|---|---|---|---|---|---|---|---|"]
+                       "| P / F1, posts aside | P / R / F1 by design | recall of one unit |"),
+                      "|---|---|---|---|---|---|---|---|---|---|"]
         for run in present:
             scores = run["sets"][set_name]
             for row in ("detector (held out)", ALL_SETS_ROW, "detector (packaged defaults)",
@@ -239,17 +239,20 @@ def _fields_text(fields: dict[str, Any]) -> str:
 
 def _row(run: dict[str, Any], row: str, s: dict[str, Any], set_name: str) -> str:
     if set_name == "nonarticle-dev":
+        units = (f"{s['posts_alone_units']}/{s['posts']}" if "posts_alone_units" in s
+                 else "–")  # runs before units existed have none
         return (f"| {run['label']} | {row} | {s['prose_found']}/{s['prose']} | "
                 f"{s['leaks']}/{s['not_prose']} | {s.get('posts_alone', 0)}/{s['posts']} | "
-                f"{s['kept_chars_nonarticle']} |")
+                f"{units} | {s['kept_chars_nonarticle']} |")
     aside = s.get("posts_aside")  # runs before it was measured have none
     aside_cell = f"{aside['precision']:.3f} / {aside['f1']:.3f}" if aside else "–"
     design = s.get("by_design")  # likewise
     design_cell = ("–" if not design else
                    f"{design['precision']:.3f} / {design['recall']:.3f} / {design['f1']:.3f}")
+    unit = s.get("unit_recall")  # detector rows since units exist
     return (f"| {run['label']} | {row} | {s['precision']:.3f} | {s['recall']:.3f} | "
             f"{s['f1']:.3f} | {len(s['under_half'])} | {s['body_recall']:.3f} | {aside_cell} | "
-            f"{design_cell} |")
+            f"{design_cell} | {'–' if unit is None else f'{unit:.3f}'} |")
 
 
 HEADER = """# The detector's input on the public dev sets (held out by site)
@@ -280,4 +283,9 @@ are not prose, programs are not writing), the detector rows with posts aside. Pr
 nonarticle-dev: its `check.py` (prose strings kept, non-prose strings leaked, posts whole in a
 kept segment holding no other post, kept characters on index/login/table pages); trafilatura's
 text counts as one kept segment per page.
+
+Detector units (`wps/decide/units.py`): `wps binoculars` judges the kept pieces of a page's
+article as one text, and each post as one. "Recall of one unit" is the macro recall of the
+page's largest unit alone (what one verdict covers; before units, one segment was one verdict);
+"posts alone in a unit" counts the posts whole in a unit that holds no other post.
 """

@@ -21,7 +21,7 @@ __all__ = ["add_posts_alone", "aggregate", "figures", "run_check", "timing"]
 REPORT_FILE = "check-report.json"
 PAGE_FIELDS = ("prose", "prose_found", "not_prose", "leaks", "kept_chars")
 FORUM_FIELDS = ("posts", "posts_scorable", "posts_whole", "posts_whole_kept", "segments_mixing",
-                "posts_alone")
+                "posts_alone", "posts_alone_units")
 """check.py's per-page numbers summed into totals (forum ones only on pages with posts)."""
 
 
@@ -41,7 +41,9 @@ def run_check(dataset: Dataset, out: Path) -> dict[str, Any]:
 def add_posts_alone(dataset: Dataset, out: Path, report: dict[str, Any]) -> None:
     """Add ``posts_alone`` to each forum page of check.py's report: posts whole in a kept
     segment that holds no other post (the issue's "each kept as a segment of its own"), by
-    check.py's own matching (its word 3-grams, coverage thresholds and quote removal)."""
+    check.py's own matching (its word 3-grams, coverage thresholds and quote removal); and
+    ``posts_alone_units``, the same over the detector's units (:func:`unit_lines`: what
+    ``wps binoculars`` judges as one text)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("nonarticle_check", dataset.check_script)
@@ -55,7 +57,22 @@ def add_posts_alone(dataset: Dataset, out: Path, report: dict[str, Any]) -> None
             continue
         bodies = check.post_bodies(check.parse_page(dataset.root / "pages" / f"{name}.html.gz"),
                                    posts)
-        entry["posts_alone"] = count_posts_alone(check, bodies, check.load_segments(path))
+        lines = check.load_segments(path)
+        entry["posts_alone"] = count_posts_alone(check, bodies, lines)
+        entry["posts_alone_units"] = count_posts_alone(check, bodies, unit_lines(lines))
+
+
+def unit_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The kept lines of a page joined per detector unit (``unit``; a line without one is a
+    unit of its own), as one kept line each, in the order of their first line."""
+    from ..records import UNIT_SEPARATOR
+
+    units: dict[Any, list[dict[str, Any]]] = {}
+    for index, line in enumerate(lines):
+        if line.get("kept"):
+            units.setdefault(line.get("unit") or index, []).append(line)
+    return [{"text": UNIT_SEPARATOR.join(line.get("text") or "" for line in members),
+             "kept": True} for members in units.values()]
 
 
 def count_posts_alone(check: Any, bodies: list[str], segments: list[dict[str, Any]]) -> int:
@@ -121,6 +138,8 @@ def aggregate(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 total[key] += entry.get(key, 0)
             total["has_posts_alone"] = total.get("has_posts_alone", False) or \
                 "posts_alone" in entry  # runs before the figure existed show "–"
+            total["has_posts_alone_units"] = total.get("has_posts_alone_units", False) or \
+                "posts_alone_units" in entry
     return total
 
 
