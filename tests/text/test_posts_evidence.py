@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import wps
 from wps.model import PageCapture
 from wps.posts import find_posts
@@ -178,3 +180,28 @@ def test_declared_posts_read_what_they_can_of_bad_json_ld():
                        {"@type": "Comment", "text": 42}, {"@type": None}, "stray"]}
     page = (block("{not json") + block("[" * 100_000 + "]" * 100_000) + block(json.dumps(good)))
     assert declared_posts(page) == ["Rye needs  more  water & a longer rest."]
+
+
+def numbered_steps(label: str) -> str:
+    """A how-to whose steps repeat one unnamed block: the step's label and number, its text,
+    a photo with a credit under it (alike records with a short part beside the body, as posts)."""
+    def step(n: int) -> str:
+        return (f"<div class='q7'><div class='q8'><span class='h'>{label} {n + 1}</span>"
+                f"<p>{POSTS[n]} {POSTS[(n + 2) % 6]}</p></div><figure><img width='300' "
+                f"height='120' alt=''><figcaption>Photo by Ana Ruiz</figcaption></figure></div>")
+
+    return (f"<article><h1>How to service a bike</h1><p>{ARTICLE}</p>"
+            f"<div class='q6'>{''.join(step(n) for n in range(5))}</div></article>")
+
+
+@pytest.mark.parametrize("label", ["Step", "Schritt", "Étape"])
+def test_numbered_steps_are_parts_of_the_article_not_posts(text_browser, tmp_path, label):
+    """Records that open with one label and their ordinal counting up are the steps of one
+    text: no posts, and the article with all its steps is judged as one unit."""
+    capture = render(text_browser, tmp_path, numbered_steps(label))
+    assert find_posts(capture).records == []
+    result = wps.segment(capture)
+    kept = [s for s in result.segmentation.segments if s.kept]
+    assert {s.unit for s in kept} == {"article"}
+    text = " ".join(s.main_text for s in kept)
+    assert all(POSTS[n] in text for n in range(5))

@@ -310,7 +310,8 @@ def _posts_group(page: PageCapture, run: list[_Member], totals: SubtreeTotals,
             or float(np.median(member_body_words)) < MIN_SENTENCE_WORDS
             or max(member_body_words) < MIN_LONGEST_BODY_WORDS
             or not any(sentence_share(text) > 0 for text in body_texts)
-            or titled >= MIN_TITLED_SHARE * len(run)):  # sections, teasers under headlines
+            or titled >= MIN_TITLED_SHARE * len(run)  # sections, teasers under headlines
+            or _numbered_steps(page, run)):
         return None
     members = [member.node for member in run]
     if is_listing(page, members, totals):
@@ -370,6 +371,29 @@ def _titled(page: PageCapture, member: _Member, body: set[int]) -> bool:
                 <= MAX_HEADLINE_NUMBER_SHARE * count):
             return True
     return False
+
+
+def _numbered_steps(page: PageCapture, run: list[_Member]) -> bool:
+    """Most records (:data:`MIN_TITLED_SHARE`) open with one label and their ordinal, counting
+    up by one (``Step 1``, ``Step 2``, …; ``Schritt 3``, ``Schritt 4``, …): the steps or parts
+    of one text, in order, not posts (a last one may be titled otherwise: "Finished"). A post's
+    counter (``#12``) stands beside its author and date, not alone under a label before
+    everything else."""
+    labels, numbers = set(), []
+    for member in run:
+        first = next((page.nodes[node_id].text for node_id, _, count in member.texts if count),
+                     "")
+        found = _ORDINAL.match(first.strip())
+        if found is not None:
+            labels.add(found.group(1).casefold())
+            numbers.append(int(found.group(2)))
+    return (len(numbers) >= MIN_TITLED_SHARE * len(run) and len(labels) == 1
+            and numbers == list(range(numbers[0], numbers[0] + len(numbers))))
+
+
+_ORDINAL = re.compile(r"^([^\W\d_]+(?: [^\W\d_]+)?)\s+(\d{1,3})\s*[:.)]?$")
+"""A label of one or two words (letters of any script), a space, a number: ``Step 3``,
+``Part 2.`` (not a name with digits: ``rider2``)."""
 
 
 def _body_texts(page: PageCapture, member: _Member, body_path: tuple[str, ...]) -> set[int]:
