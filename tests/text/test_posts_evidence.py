@@ -205,3 +205,38 @@ def test_numbered_steps_are_parts_of_the_article_not_posts(text_browser, tmp_pat
     assert {s.unit for s in kept} == {"article"}
     text = " ".join(s.main_text for s in kept)
     assert all(POSTS[n] in text for n in range(5))
+
+
+def illustrated_sections() -> str:
+    """An article's tips, each an unnamed block of paragraphs and a photo with its credit."""
+    def tip(n: int) -> str:
+        return (f"<span><div class='m1'><div class='m2'><p>{POSTS[n]}</p><p>{POSTS[(n + 1) % 6]}"
+                f"</p></div><figure><img width='300' height='120' alt=''></figure>"
+                f"<figcaption>Ana Ruiz/Picture Desk/Agency {n}</figcaption></div></span>")
+
+    return (f"<article><h1>Ten ways to ride cheaper</h1><p>{ARTICLE}</p>"
+            f"{''.join(tip(n) for n in range(5))}</article>")
+
+
+def test_sections_with_captioned_pictures_are_not_posts(text_browser, tmp_path):
+    """A caption is no author box: alike blocks whose only text beside the body is a picture's
+    credit are the sections of one article, judged as one unit."""
+    capture = render(text_browser, tmp_path, illustrated_sections())
+    assert find_posts(capture).records == []
+    kept = [s for s in wps.segment(capture).segmentation.segments if s.kept]
+    assert {s.unit for s in kept} == {"article"}
+    assert all(POSTS[n] in " ".join(s.main_text for s in kept) for n in range(5))
+
+
+def test_numbered_posts_beside_their_author_stay_posts(text_browser, tmp_path):
+    """A counter that opens each post ("Reply 1", "Reply 2") beside its author and date is a
+    post's counter, not a step's number: the posts stay each on their own."""
+    def post(n: int) -> str:
+        return (f"<div class='x{n}f'><div class='k1'>Reply {n + 1}</div><div class='k2'>"
+                f"<a href='#u{n}'>rider{n}</a><span>12 Mar 2024, 10:{n:02d}</span></div>"
+                f"<div class='k3'><p>{POSTS[n]}</p><p>{POSTS[n + 3]}</p></div></div>")
+
+    capture = render(text_browser, tmp_path, "<h1>Chain skips</h1><div class='a2'>"
+                     + "".join(post(n) for n in range(3)) + "</div>")
+    assert len(find_posts(capture).records) == 3
+    alone_and_kept(wps.segment(capture), [POSTS[n] for n in range(3)])

@@ -64,6 +64,10 @@ MIN_BODY_SENTENCE_SHARE = 0.4
 """Share of the bodies' words in texts that may hold a sentence: posts are written in
 sentences, a tab of tables or a list of short fields is not."""
 HEADING_TAGS = frozenset({"H1", "H2", "H3", "H4", "H5", "H6"})
+FIGURE_TAGS = frozenset({"FIGURE", "FIGCAPTION"})
+"""A picture's caption beside a record's body is no chrome: sections of an article each with
+an illustration and its credit are alike records with a short part beside the body, as posts
+are, but a post's second part is its author, date and buttons."""
 MAX_LISTING_TEXT_WORDS = 25
 """A listing's record holds a line of text outside its links (a board's description) at most:
 the median record (and every record at most twice this)."""
@@ -280,11 +284,13 @@ def _posts_group(page: PageCapture, run: list[_Member], totals: SubtreeTotals,
     body_words = link_words = titled = sentence_words = listed_words = 0
     chrome_words: list[int] = []
     body_texts: list[str] = []
+    chrome_texts: list[list[str]] = []
     member_body_words: list[int] = []
     for member in run:
         in_body = _body_texts(page, member, body_path)
         words = 0
-        text = []
+        text: list[str] = []
+        chrome_texts.append([])
         for node_id, path, count in member.texts:
             if node_id in in_body:
                 text.append(page.nodes[node_id].text)
@@ -293,8 +299,9 @@ def _posts_group(page: PageCapture, run: list[_Member], totals: SubtreeTotals,
                 listed_words += (count if LIST_TAGS.intersection(path)
                                  and not _may_be_sentence(page.nodes[node_id].text, count) else 0)
                 link_words += count if "link" in page.nodes[node_id].inside else 0
-            else:
+            elif not _under(page, node_id, member.node, FIGURE_TAGS):
                 words += count
+                chrome_texts[-1].append(page.nodes[node_id].text)
         titled += _titled(page, member, in_body)
         member_body_words.append(sum(count for node_id, _, count in member.texts
                                      if node_id in in_body))
@@ -311,7 +318,7 @@ def _posts_group(page: PageCapture, run: list[_Member], totals: SubtreeTotals,
             or max(member_body_words) < MIN_LONGEST_BODY_WORDS
             or not any(sentence_share(text) > 0 for text in body_texts)
             or titled >= MIN_TITLED_SHARE * len(run)  # sections, teasers under headlines
-            or _numbered_steps(page, run)):
+            or _numbered_steps(chrome_texts)):
         return None
     members = [member.node for member in run]
     if is_listing(page, members, totals):
@@ -373,21 +380,19 @@ def _titled(page: PageCapture, member: _Member, body: set[int]) -> bool:
     return False
 
 
-def _numbered_steps(page: PageCapture, run: list[_Member]) -> bool:
-    """Most records (:data:`MIN_TITLED_SHARE`) open with one label and their ordinal, counting
-    up by one (``Step 1``, ``Step 2``, …; ``Schritt 3``, ``Schritt 4``, …): the steps or parts
-    of one text, in order, not posts (a last one may be titled otherwise: "Finished"). A post's
-    counter (``#12``) stands beside its author and date, not alone under a label before
-    everything else."""
+def _numbered_steps(chrome_texts: list[list[str]]) -> bool:
+    """Most records (:data:`MIN_TITLED_SHARE`) have no text beside their body (and pictures)
+    but one label and their ordinal, counting up by one (``Step 1``, ``Step 2``, …;
+    ``Schritt 3``, ``Schritt 4``, …): the steps or parts of one text, in order, not posts (a
+    last one may be titled otherwise: "Finished"). A post's counter (``#12``, ``Reply 3``)
+    stands beside its author and date."""
     labels, numbers = set(), []
-    for member in run:
-        first = next((page.nodes[node_id].text for node_id, _, count in member.texts if count),
-                     "")
-        found = _ORDINAL.match(first.strip())
+    for texts in chrome_texts:
+        found = _ORDINAL.match(" ".join(texts).strip()) if len(texts) == 1 else None
         if found is not None:
             labels.add(found.group(1).casefold())
             numbers.append(int(found.group(2)))
-    return (len(numbers) >= MIN_TITLED_SHARE * len(run) and len(labels) == 1
+    return (len(numbers) >= MIN_TITLED_SHARE * len(chrome_texts) and len(labels) == 1
             and numbers == list(range(numbers[0], numbers[0] + len(numbers))))
 
 
@@ -422,12 +427,17 @@ def _body_texts(page: PageCapture, member: _Member, body_path: tuple[str, ...]) 
 
 
 def _under_heading(page: PageCapture, node_id: int, stop: int) -> bool:
+    return _under(page, node_id, stop, HEADING_TAGS)
+
+
+def _under(page: PageCapture, node_id: int, stop: int, tags: frozenset[str]) -> bool:
+    """An element of ``tags`` holds the node, up to and with ``stop``."""
     parent = page.nodes[node_id].parent
     while parent is not None and parent != stop:
-        if page.nodes[parent].tag in HEADING_TAGS:
+        if page.nodes[parent].tag in tags:
             return True
         parent = page.nodes[parent].parent
-    return page.nodes[stop].tag in HEADING_TAGS
+    return page.nodes[stop].tag in tags
 
 
 def _is_count(text: str) -> bool:
