@@ -96,6 +96,23 @@ def test_a_headline_set_large_is_a_heading_whatever_its_tag(text_browser, tmp_pa
     assert "Library to stay open" not in text
 
 
+def test_a_story_set_larger_than_the_page_keeps_its_unended_lines(text_browser, tmp_path):
+    # A story in large type on a page whose most text is small (a long column of links): its
+    # lines are measured against its own body text, so a poem's unended lines stay, and only
+    # its headline, set larger still, is a heading.
+    verse = ["The river keeps the colour of the hills", "and carries it down past the mill",
+             "where nobody has worked for forty years", "and the swallows nest in the wheel"]
+    links = "".join(f"<li><a href='/t{n}'>Other story about the town number {n}</a></li>"
+                    for n in range(120))
+    poem = "".join(f"<p>{line}</p>" for line in verse)
+    body = (f"<div style='font-size: 14px'><ul>{links}</ul></div>"
+            f"<div class='story' style='font-size: 22px'><div style='font-size: 34px'>The mill "
+            f"by the river</div><p>{ARTICLE}</p>{poem}<p>{ARTICLE}</p></div>")
+    text = kept_text(run(render(text_browser, tmp_path, body)))
+    assert SENTENCES[0] in text and all(line in text for line in verse)
+    assert "The mill by the river" not in text
+
+
 def test_posts_keep_short_lines_in_an_aside(text_browser, tmp_path):
     """Comment lists often sit in ``<aside>``: a post's short line there is still writing."""
     comments = "".join(f"<div class='comment'><div class='comment-body'><p>{text}</p></div></div>"

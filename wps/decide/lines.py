@@ -36,7 +36,12 @@ the article body a theme wrapped in ``div#gigya-share-btns-2_gig_containerParent
 ``div#read-more``."""
 
 HEADLINE_SIZE = 1.4
-"""Text this many times the size of the page's body text is set as a heading."""
+"""Text this many times the size of the body text around it is set as a heading."""
+MIN_SEGMENT_BODY_CHARS = 200
+"""A segment's own body size (the size most of its characters are set in) is the measure of
+its headings where this many characters are set in it: an article set larger than the rest of
+the page (a page of small comments, a large-type column) has its own body text, and its lines
+are not headings for being larger than the page's."""
 MIN_SENTENCE_WORDS = 5
 MIN_LEAD_IN_WORDS = 8
 """A line this long that ends with a colon introduces what follows ("Submitting some parameters,
@@ -88,41 +93,61 @@ def squeezed(text: str) -> str:
 @dataclass(slots=True)
 class PageChrome:
     """What the page's tree says is chrome, per node, computed once per page: inside a heading
-    (``heading``), inside a list of posts outside its posts (``marked``), and the chrome-named
-    elements it is in (``owners``, weighed per segment by :func:`chrome_lines`)."""
+    element (``heading``), inside a list of posts outside its posts (``marked``), the
+    chrome-named elements it is in (``owners``, weighed per segment by :func:`chrome_lines`),
+    and the size its text is set in (``sizes``; ``body_size``: the page's body text's)."""
 
     heading: np.ndarray
     marked: np.ndarray
     owners: list[tuple[int, ...]]
+    sizes: list[float]
+    body_size: float
 
 
 def page_chrome(capture: PageCapture, facts: PageFacts,
                 marked: np.ndarray | None = None) -> PageChrome:
-    """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first. Text set
-    :data:`HEADLINE_SIZE` times the page's body text (``facts``) or larger is a heading too,
-    whatever its tag: a headline in ``<font size=5><b>`` or a styled ``div``."""
-    large = (facts.font_sizes >= HEADLINE_SIZE * facts.body_font_size).tolist()
+    """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first."""
     inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
     for node in capture.nodes:
         inside[node.id] = ((node.parent is not None and inside[node.parent])
-                           or node.tag in HEADING_TAGS or large[node.id])
+                           or node.tag in HEADING_TAGS)
     heading = np.array(inside, dtype=bool)
     if marked is None:
         marked = np.zeros(len(capture.nodes), dtype=bool)
-    return PageChrome(heading, marked, chrome_owners(capture, NEGATIVE_NAMES))
+    return PageChrome(heading, marked, chrome_owners(capture, NEGATIVE_NAMES),
+                      facts.font_sizes.tolist(), facts.body_font_size)
+
+
+def headline_size(lines: list, chrome: PageChrome) -> float:
+    """The size from which a segment's text is set as a heading, whatever its tag (a headline
+    in ``<font size=5><b>`` or a styled ``div``): :data:`HEADLINE_SIZE` times the body text
+    around it, the page's, or the segment's own where that is larger and the segment holds
+    :data:`MIN_SEGMENT_BODY_CHARS` in it."""
+    chars: dict[float, int] = {}
+    for line in lines:
+        for node_id, piece in line:
+            size = chrome.sizes[node_id]
+            chars[size] = chars.get(size, 0) + len(piece)
+    body = chrome.body_size
+    if chars:
+        size = max(chars, key=chars.__getitem__)
+        if size > body and chars[size] >= MIN_SEGMENT_BODY_CHARS:
+            body = size
+    return HEADLINE_SIZE * body
 
 
 def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
     """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
     chrome, squeezed: all inside links; all inside ``chrome.marked`` nodes; all inside
-    headings, unless the line is a sentence with its terminal (an interview's question set as a
-    heading; a headline of eight words without one is a title, not an unended sentence); all
-    inside chrome-named elements that hold a small share of the segment's text
+    headings or set as headings by their size (:func:`headline_size`), unless the line is a
+    sentence with its terminal (an interview's question set as a heading; a headline of eight
+    words without one is a title, not an unended sentence); all inside chrome-named elements that hold a small share of the segment's text
     (:data:`MAX_NAMED_SHARE`); or (``landmarks``) all inside landmarks with no sentence.
     A post's lines are writing wherever the post stands (comment lists sit in ``<aside>``)."""
     lines = reading_lines(capture, node_ids)
     small = _small_owners(capture, lines, chrome.owners)
+    large = headline_size(lines, chrome)
     found = set()
     for line in lines:
         nodes = [capture.nodes[node_id] for node_id, _ in line]
@@ -131,7 +156,8 @@ def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                 or all(chrome.marked[node.id] or any(owner in small
                                                     for owner in chrome.owners[node.id])
                        for node in nodes)
-                or (all(chrome.heading[node.id] for node in nodes)
+                or (all(chrome.heading[node.id] or chrome.sizes[node.id] >= large
+                        for node in nodes)
                     and not (is_sentence(text) and ends_sentence(text)))
                 or (landmarks and all(node.inside & LANDMARKS for node in nodes)
                     and not sentence_share(text))):
