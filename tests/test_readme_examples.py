@@ -37,10 +37,15 @@ def run_example(code: str, cwd: Path) -> str:
 @pytest.mark.slow
 def test_readme_use_from_python_example_runs():
     printed = run_example(readme_example("Use from Python"), ROOT).splitlines()
-    assert printed, "the example printed no segment"
-    for line in printed:
-        segment_id, kind, lang, *_ = line.split()
+    items = [line for line in printed if re.match(r"[0-9a-f]{40}:", line)]
+    units = [line for line in printed if line not in items]
+    assert items, "the example printed no segment"
+    for line in items:
+        segment_id, kind, unit, lang, *_ = line.split()
         assert re.fullmatch(r"[0-9a-f]{40}:\d{4}", segment_id) and kind and lang == "en"
+        assert unit.startswith("post-")  # the example page is a forum thread
+    assert len(units) == len(items)  # each post a unit of its own, of one piece
+    assert all(re.match(r"post-\d+ 1 ", line) for line in units)
 
 
 @pytest.mark.browser
