@@ -271,10 +271,11 @@ class DetectorInput:
 
     ``id`` is the segment's one id (``<doc_id>:<order>``, the full line's ``segment_id``; the
     report's "Segment N" and the overlay's label show its N), ``main_text`` the text to judge
-    (:func:`detector_text`), ``kind`` what the decision step named it (``"article"``,
+    (:func:`detector_text`), ``kind`` what the decision step named it (``"prose"``,
     ``"post"``, ...; ``""`` without that step), ``unit`` the detector unit it is judged in
-    (``"article"``, ``"post-N"``, ...: :mod:`wps.decide.units`; ``""``: its own), ``prose_score`` its share of prose sentences
-    (``None`` without the decision step), ``lang`` its language (``""``: none identified),
+    (``"article"``, ``"post-N"``, ...: :mod:`wps.decide.units`; ``""``: its own),
+    ``prose_score`` its share of prose sentences (``None`` without the decision step),
+    ``lang`` its language (``""``: none identified),
     ``bbox`` its box ``[left, top, width, height]`` in CSS pixels of the rendered page.
     """
 

@@ -4,22 +4,19 @@ article with 17 unnamed comments: the Webis annotators drew the section as one r
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
+from shared_data import SHARED, require_shared
 
 from wps.posts import Evidence, find_posts, split_posts
 from wps.segmenters import build_segmenter
 
-DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00015"
+DEV_PAGE = SHARED / "webseg-dev" / "pages" / "wd00015"
 
 
-@pytest.mark.skipif(not DEV_PAGE.is_dir(), reason="webseg-dev is not next to the repository")
 def test_comments_found_by_structure_are_cut_by_the_posts_step_not_the_segmenter():
     from wps.evaluation import evaluate
     from wps.webis import capture_from_webis, to_webis
 
-    capture = capture_from_webis(DEV_PAGE)
+    capture = capture_from_webis(require_shared(DEV_PAGE))
     by_structure = find_posts(capture, Evidence(names=False, declared=False))
     assert len(by_structure.records) >= 10  # the comments are records by structure alone
 

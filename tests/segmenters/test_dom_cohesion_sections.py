@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
+from shared_data import SHARED, require_shared
 
 from wps.segmenters import build_segmenter
 from wps.segmenters.dom_cohesion.segmenter import text_sections
 
-DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00003"
+DEV_PAGE = SHARED / "webseg-dev" / "pages" / "wd00003"
 WORDS = "Plain words of a paragraph that goes on for a while to look like prose. " * 2
 
 
@@ -47,11 +45,11 @@ def test_sections_are_running_text_with_one_heading(render):
     assert len({holder(segments, f"{t} opening") for t in ("Alpha", "Beta", "Gamma")}) == 3
 
 
-@pytest.mark.skipif(not DEV_PAGE.is_dir(), reason="webseg-dev is not next to the repository")
 def test_dev_page_section_is_one_segment():
     from wps.webis import capture_from_webis
 
-    segments = build_segmenter("dom-cohesion").segment(capture_from_webis(DEV_PAGE)).segments
+    capture = capture_from_webis(require_shared(DEV_PAGE))
+    segments = build_segmenter("dom-cohesion").segment(capture).segments
     text = segments[holder(segments, "The Debian Reference was initiated by me")].text
     assert "A.2. Copyright history" in text  # heading, first and last paragraph together
     assert "The author, Osamu Aoki, thanks" in text

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import shapely
+from shared_data import SHARED, require_shared
 
 from wps.errors import UnknownSegmenterError, UsageError
 from wps.segmenters import build_segmenter
 
-DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00004"
+DEV_PAGE = SHARED / "webseg-dev" / "pages" / "wd00004"
 MEMBERS = ("dom-cohesion", "vips", "xycut")
 
 
@@ -19,12 +18,11 @@ def geometry(segment):
     return shapely.MultiPolygon([shapely.Polygon(p[0], p[1:]) for p in segment.polygons])
 
 
-@pytest.mark.skipif(not DEV_PAGE.is_dir(), reason="webseg-dev is not next to the repository")
 @pytest.mark.parametrize("votes", [2, 3])
 def test_fused_area_is_where_enough_members_agree(votes):
     from wps.webis import capture_from_webis
 
-    page = capture_from_webis(DEV_PAGE)
+    page = capture_from_webis(require_shared(DEV_PAGE))
     fused = build_segmenter("ensemble", members=",".join(MEMBERS), min_votes=votes)
     segments = fused.segment(page).segments
     assert segments

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from shared_data import SHARED, require_shared
 
 from wps.errors import UsageError
 from wps.segmenters import build_segmenter
 
-DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00004"
+DEV_PAGE = SHARED / "webseg-dev" / "pages" / "wd00004"
 
 
-@pytest.mark.skipif(not DEV_PAGE.is_dir(), reason="webseg-dev is not next to the repository")
 @pytest.mark.parametrize("name", ["dom-cohesion", "vips", "xycut"])
 def test_coarse_to_fine_is_more_segments(name):
     from wps.webis import capture_from_webis
 
-    page = capture_from_webis(DEV_PAGE)
+    page = capture_from_webis(require_shared(DEV_PAGE))
     counts = [len(build_segmenter(name, granularity=level).segment(page).segments)
               for level in ("coarse", "medium", "fine")]
     assert counts == sorted(counts) and counts[0] < counts[-1], counts

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_data import SHARED, require_shared
 
 from wps.errors import UsageError
 from wps.segmenters import build_segmenter
@@ -14,7 +15,7 @@ from wps.segmenters.geometry import granularity_level
 from wps.segmenters.vips._blocks import extract_blocks
 from wps.segmenters.vips._separators import find_separators, weigh
 
-DEV_PAGE = Path(__file__).resolve().parents[3] / "shared" / "webseg-dev" / "pages" / "wd00003"
+DEV_PAGE = SHARED / "webseg-dev" / "pages" / "wd00003"
 
 PARAGRAPH = "Plain words of one paragraph that run on for a while. " * 3
 PAGE = f"""<!doctype html><html><body style="margin:0;font:16px sans-serif;width:1200px">
@@ -129,12 +130,11 @@ def test_granularity_level_names_and_numbers():
             granularity_level(bad, "x")
 
 
-@pytest.mark.skipif(not DEV_PAGE.is_dir(), reason="webseg-dev is not next to the repository")
 def test_dev_page_beats_the_one_segment_baseline():
     from wps.evaluation import evaluate
     from wps.webis import capture_from_webis, to_webis
 
-    capture = capture_from_webis(DEV_PAGE)
+    capture = capture_from_webis(require_shared(DEV_PAGE))
     ours = build_segmenter("vips").segment(capture)
     whole = build_segmenter("baseline").segment(capture)
     truth = DEV_PAGE / "ground-truth.json"

@@ -186,7 +186,8 @@ def render_markdown(results: Path) -> str:
         lines += [f"## {set_name}", ""]
         if set_name == "nonarticle-dev":
             lines += [("| run | rows | prose kept | leaks | posts alone | posts alone in a unit "
-                       "| kept chars on index/login/table pages |"), "|---|---|---|---|---|---|---|"]
+                       "| kept chars on index/login/table pages |"),
+                      "|---|---|---|---|---|---|---|"]
         else:
             lines += [("| run | rows | P | R | F1 | pages under 0.5 | recall, headings aside "
                        "| P / F1, posts aside | P / R / F1 by design | recall of one unit |"),
