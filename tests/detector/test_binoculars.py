@@ -90,6 +90,52 @@ def test_long_texts_are_truncated_at_max_tokens(scorer, tiny_models) -> None:
     )
 
 
+def _direct_parts(observer_path: Path, performer_path: Path,
+                  ids: list[int]) -> tuple[float, int, float, int]:
+    """One window's token-loss sum and count, cross-entropy sum and count, written out."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    eos = AutoTokenizer.from_pretrained(observer_path).eos_token_id
+    tensor = torch.tensor([ids])
+    with torch.no_grad():
+        observer = AutoModelForCausalLM.from_pretrained(observer_path).eval()
+        performer = AutoModelForCausalLM.from_pretrained(performer_path).eval()
+        observer_probabilities = torch.softmax(observer(tensor).logits[0].double(), dim=-1)
+        performer_log = torch.log_softmax(performer(tensor).logits[0].double(), dim=-1)
+    loss = -sum(float(performer_log[t - 1, ids[t]]) for t in range(1, len(ids)))
+    keep = [t for t in range(len(ids)) if ids[t] != eos]
+    cross = sum(float(-(observer_probabilities[t] * performer_log[t]).sum()) for t in keep)
+    return loss, len(ids) - 1, cross, len(keep)
+
+
+def test_whole_text_pools_consecutive_windows(tiny_models) -> None:
+    """With ``whole_text`` a text past ``max_tokens`` is scored in consecutive windows, pooled
+    as each perplexity's mean over every window's tokens: no token goes unjudged, and a text
+    that fits one window scores as the reference does."""
+    from transformers import AutoTokenizer
+
+    from wps.detector import BinocularsScorer
+
+    whole = BinocularsScorer(*tiny_models, device="cpu", max_tokens=8, whole_text=True)
+    first = BinocularsScorer(*tiny_models, device="cpu", max_tokens=8)
+    text = TEXTS[3]
+    ids = AutoTokenizer.from_pretrained(tiny_models[0])(text)["input_ids"]
+    windows = [ids[start:start + 8] for start in range(0, len(ids), 8)]
+    parts = [_direct_parts(*tiny_models, window) for window in windows]
+    expected = (sum(p[0] for p in parts) / sum(p[1] for p in parts)) / (
+        sum(p[2] for p in parts) / sum(p[3] for p in parts))
+    result = whole.score_texts([text])[0]
+    assert len(windows) == 4 and result.windows == 4
+    assert result.n_tokens == len(ids) and not result.truncated
+    assert result.score == pytest.approx(expected, rel=1e-4)
+    lowest = min((p[0] / p[1]) / (p[2] / p[3]) for p in parts)
+    assert result.min_window_score == pytest.approx(lowest, rel=1e-4)
+    assert first.score_texts([text])[0].score != pytest.approx(expected, rel=1e-4)
+    short = TEXTS[2]
+    assert whole.score_texts([short])[0].score == first.score_texts([short])[0].score
+
+
 def test_modes_and_bad_paths(tiny_models, tmp_path: Path) -> None:
     from wps.detector import THRESHOLDS, BinocularsScorer
 

@@ -154,8 +154,12 @@ def test_cli_reads_the_binoculars_config_table(tiny_models, tmp_path: Path) -> N
     config.write_text('[binoculars]\nmode = "accuracy"\nmax_tokens = 4\ndevice = "cpu"\n')
     args = ["binoculars", str(path), "--observer", str(observer), "--performer", str(performer)]
     assert main([*args, "--config", str(config)]) == 0
-    first = _read(path)[0]["binoculars"]
-    assert first["mode"] == "accuracy" and first["n_tokens"] == 4 and first["truncated"]
+    first = _read(path)[0]["binoculars"]  # 7 tokens: two windows of at most 4, pooled
+    assert first["mode"] == "accuracy" and first["n_tokens"] == 7 and not first["truncated"]
+    assert first["windows"] == 2
+    assert main([*args, "--config", str(config), "--first-window"]) == 0
+    first = _read(path)[0]["binoculars"]  # as the reference: the first 4 tokens only
+    assert first["n_tokens"] == 4 and first["truncated"] and "windows" not in first
     assert main([*args, "--config", str(config), "--mode", "low-fpr", "--max-tokens", "512"]) == 0
     assert _read(path)[0]["binoculars"]["mode"] == "low-fpr"
     config.write_text('[binoculars]\nmode = "fast"\n')

@@ -1,4 +1,5 @@
-"""``wps binoculars SEGMENTS.jsonl --observer PATH --performer PATH``: score kept segments."""
+"""``wps binoculars SEGMENTS.jsonl --observer PATH --performer PATH``: score the detector units
+(:mod:`wps.decide.units`) of a segments file."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ from pathlib import Path
 
 from . import say
 
-_CONFIG_OPTIONS = ("mode", "max_tokens", "min_tokens", "batch_size", "device", "dtype")
+_CONFIG_OPTIONS = ("mode", "max_tokens", "whole_text", "min_tokens", "batch_size", "device",
+                   "dtype")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "binoculars",
-        help="score the kept segments of a segments.jsonl with Binoculars",
+        help="score the detector units of a segments.jsonl with Binoculars",
         description="Add a 'binoculars' object (score, verdict, threshold) to every line of a"
-        " segments.jsonl; models load from local folders only. Writes back in place"
+        " segments.jsonl, one verdict per detector unit (a page's article whole, each post);"
+        " models load from local folders only. Writes back in place"
         " (atomically) unless --out is given. Unset options come from the [binoculars] table"
         " of the config.",
     )
@@ -27,7 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--mode", choices=["low-fpr", "accuracy"], default=None,
                         help="threshold: low-fpr 0.8536 (default) or accuracy 0.9015")
     parser.add_argument("--batch-size", type=int, default=None, help="texts per forward pass (4)")
-    parser.add_argument("--max-tokens", type=int, default=None, help="tokens scored per text (512)")
+    parser.add_argument("--max-tokens", type=int, default=None,
+                        help="tokens per window (512): a unit is scored whole, in consecutive"
+                        " windows pooled into one score")
+    parser.add_argument("--first-window", dest="whole_text", action="store_false", default=None,
+                        help="score only each unit's first window, as the reference does")
     parser.add_argument("--min-tokens", type=int, default=None,
                         help="skip texts with fewer tokens (2; the reference demo uses 64)")
     parser.add_argument("--device", default=None, help="auto (cuda when present), cpu, cuda:0...")

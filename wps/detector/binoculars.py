@@ -10,9 +10,12 @@ because the published thresholds were chosen with them:
   tokenizer has none, so a literal EOS token in the text is masked too;
 * only the first ``max_tokens`` (512) tokens are scored; ``score < threshold`` means AI-generated.
 
-Deviation: batches are padded on the right whatever the tokenizer's default, so a text's score does
+Deviations: batches are padded on the right whatever the tokenizer's default, so a text's score does
 not depend on its batch neighbours (the reference uses the tokenizer's side; Falcon's is right
-already).
+already); and with ``whole_text`` (what ``wps binoculars`` does by default) a text longer than
+``max_tokens`` is scored in consecutive windows of ``max_tokens`` tokens, each perplexity pooled
+over all their tokens, so the rest of a long article is judged too (one window: the reference's
+score).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from typing import Any, Literal, Sequence
 
 from ..errors import MissingDependencyError, ModelError, UsageError
 
-__all__ = ["THRESHOLDS", "BinocularsResult", "BinocularsScorer", "binoculars_scores"]
+__all__ = ["THRESHOLDS", "BinocularsResult", "BinocularsScorer", "binoculars_parts",
+           "binoculars_scores"]
 
 THRESHOLDS: dict[str, float] = {
     "accuracy": 0.9015310749276843,  # F1-optimal, Falcon-7B / Falcon-7B-instruct, bf16
@@ -43,6 +47,11 @@ class BinocularsResult:
     """Tokens scored (after truncation)."""
     truncated: bool
     skipped_reason: str | None = None
+    windows: int = 1
+    """Windows of ``max_tokens`` tokens the text was scored in (``whole_text``)."""
+    min_window_score: float | None = None
+    """With several windows, the lowest window's own score (the most AI-like stretch: a text
+    that is partly generated can pass as a whole)."""
 
 
 def _import_torch() -> Any:
@@ -65,6 +74,23 @@ def binoculars_scores(
     pad_token_id: int,
 ) -> Any:
     """Per-text score ``ppl / x_ppl`` from the two models' logits (batch, length, vocabulary)."""
+    log_perplexity, _, cross_perplexity, _ = binoculars_parts(
+        observer_logits, performer_logits, input_ids, attention_mask, pad_token_id)
+    # the reference divides after moving both to float32 numpy arrays; bf16 division would round
+    return log_perplexity / cross_perplexity
+
+
+def binoculars_parts(
+    observer_logits: Any,
+    performer_logits: Any,
+    input_ids: Any,
+    attention_mask: Any,
+    pad_token_id: int,
+) -> tuple[Any, Any, Any, Any]:
+    """Per text: the performer's log-perplexity and the number of tokens it is the mean of, the
+    observer→performer cross-perplexity and its number of tokens (as float32, the means taken
+    in the models' dtype as the reference takes them; the counts let windows of one text be
+    pooled)."""
     import torch.nn.functional as functional
 
     vocabulary = performer_logits.shape[-1]
@@ -73,15 +99,14 @@ def binoculars_scores(
     token_loss = functional.cross_entropy(
         performer_logits[:, :-1].transpose(1, 2), labels, reduction="none"
     )
-    log_perplexity = (token_loss * shifted_mask).sum(1) / shifted_mask.sum(1)
     observer_probabilities = observer_logits.softmax(-1).view(-1, vocabulary)
     cross_entropy = functional.cross_entropy(
         performer_logits.reshape(-1, vocabulary), observer_probabilities, reduction="none"
     ).view(input_ids.shape)
     not_pad = input_ids != pad_token_id  # counted as integers, exact in any model dtype
-    cross_perplexity = (cross_entropy * not_pad).sum(1) / not_pad.sum(1)
-    # the reference divides after moving both to float32 numpy arrays; bf16 division would round
-    return log_perplexity.float() / cross_perplexity.float()
+    loss_count, cross_count = shifted_mask.sum(1), not_pad.sum(1)
+    return ((token_loss * shifted_mask).sum(1) / loss_count).float(), loss_count, \
+        ((cross_entropy * not_pad).sum(1) / cross_count).float(), cross_count
 
 
 class BinocularsScorer:
@@ -99,7 +124,12 @@ class BinocularsScorer:
         dtype: str = "auto",
         min_tokens: int = 2,
         trust_remote_code: bool = False,
+        whole_text: bool = False,
     ) -> None:
+        """``whole_text``: score a text longer than ``max_tokens`` in consecutive windows of
+        ``max_tokens`` tokens and pool them into one score (the two perplexities' sums over
+        every window, so one window is the reference's score); without it, as the reference,
+        only its first ``max_tokens`` tokens."""
         if mode not in THRESHOLDS:
             raise UsageError(f"unknown Binoculars mode {mode!r}; choose from {sorted(THRESHOLDS)}")
         if max_tokens < 2 or batch_size < 1 or min_tokens < 2:
@@ -111,6 +141,7 @@ class BinocularsScorer:
         self.performer_path = str(performer_path)
         self.mode: Mode = mode
         self.max_tokens = max_tokens
+        self.whole_text = whole_text
         self.batch_size = batch_size
         self.min_tokens = min_tokens
         self.device = (
@@ -130,6 +161,10 @@ class BinocularsScorer:
         if self.tokenizer.pad_token_id is None:
             raise ModelError(f"{self.observer_path}: tokenizer has neither a pad nor an eos token")
         self.tokenizer.padding_side = "right"
+        self._prefix, self._suffix = _special_tokens(self.tokenizer)
+        if len(self._prefix) + len(self._suffix) >= max_tokens:
+            raise UsageError(f"max_tokens {max_tokens} leaves no room beside the tokenizer's "
+                             "special tokens")
         self.observer = _load_model(self.observer_path, self.dtype, self.device, trust_remote_code)
         self.performer = _load_model(
             self.performer_path, self.dtype, self.device, trust_remote_code
@@ -152,56 +187,101 @@ class BinocularsScorer:
         self.mode = mode
 
     def score_texts(self, texts: Sequence[str]) -> list[BinocularsResult]:
-        """One result per text, in input order; texts are sorted by token count before batching so
-        batches need little padding."""
+        """One result per text, in input order; windows are sorted by token count before
+        batching so batches need little padding."""
         torch = _import_torch()
         results: list[BinocularsResult] = []
-        lengths: list[tuple[int, int]] = []
+        windows: list[tuple[list[int], int]] = []  # token ids, index of the text
         for index, text in enumerate(texts):
-            full = 0
-            if text.strip():
-                full = len(self.tokenizer(text, truncation=False, verbose=False)["input_ids"])
-            scored = min(full, self.max_tokens)
             if not text.strip():
                 results.append(BinocularsResult(None, None, 0, False, "empty"))
-            elif scored < self.min_tokens:
+                continue
+            ids = self.tokenizer(text, add_special_tokens=False, truncation=False,
+                                 verbose=False)["input_ids"]
+            own = self._windows(ids)
+            scored = sum(len(window) for window in own)
+            truncated = sum(len(w) for w in own) - len(own) * self._specials < len(ids)
+            if scored < self.min_tokens:
                 results.append(BinocularsResult(None, None, scored, False, "too_few_tokens"))
-            else:
-                lengths.append((scored, index))
-                results.append(BinocularsResult(None, None, scored, full > self.max_tokens))
-        order = [index for _, index in sorted(lengths)]
+                continue
+            results.append(BinocularsResult(None, None, scored, truncated, None, len(own)))
+            windows += [(window, index) for window in own]
+        parts: dict[int, list[tuple[float, float, float, float]]] = {}
+        order = sorted(range(len(windows)), key=lambda w: len(windows[w][0]))
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                scores = self._score_batch([texts[i] for i in batch])
-                for index, score in zip(batch, scores):
-                    result = results[index]
-                    if score != score:  # NaN: every token is the pad/eos token
-                        result.skipped_reason = "only_padding_tokens"
-                        continue
-                    result.score = score
-                    result.prediction = "ai" if score < self.threshold else "human"
+                batch = [windows[w] for w in order[start : start + self.batch_size]]
+                for (_, index), part in zip(batch, self._score_batch([ids for ids, _ in batch])):
+                    parts.setdefault(index, []).append(part)
+        for index, text_parts in parts.items():
+            result = results[index]
+            score = _pooled(text_parts)
+            if score != score:  # NaN: every token is the pad/eos token
+                result.skipped_reason = "only_padding_tokens"
+                continue
+            result.score = score
+            result.prediction = "ai" if score < self.threshold else "human"
+            if len(text_parts) > 1:
+                result.min_window_score = min(
+                    loss / cross for loss, loss_count, cross, cross_count in text_parts
+                    if loss_count and cross_count and loss == loss and cross == cross)
         return results
 
-    def _score_batch(self, batch: list[str]) -> list[float]:
-        encodings = self.tokenizer(
-            batch,
-            return_tensors="pt",
-            padding="longest" if len(batch) > 1 else False,
-            truncation=True,
-            max_length=self.max_tokens,
-            return_token_type_ids=False,
-        ).to(self.device)
-        observer_logits = self.observer(**encodings).logits
-        performer_logits = self.performer(**encodings).logits
-        scores = binoculars_scores(
-            observer_logits,
-            performer_logits,
-            encodings["input_ids"],
-            encodings["attention_mask"],
-            self.tokenizer.pad_token_id,
-        )
-        return [float(value) for value in scores.float().cpu().tolist()]
+    @property
+    def _specials(self) -> int:
+        return len(self._prefix) + len(self._suffix)
+
+    def _windows(self, ids: list[int]) -> list[list[int]]:
+        """The windows a text's token ids are scored in, each with the tokenizer's special
+        tokens around it: the first ``max_tokens`` tokens, or (``whole_text``) all of them, in
+        consecutive windows."""
+        room = self.max_tokens - self._specials
+        starts = range(0, len(ids), room) if self.whole_text else range(1)
+        return [[*self._prefix, *ids[start : start + room], *self._suffix] for start in starts]
+
+    def _score_batch(self, batch: list[list[int]]) -> list[tuple[float, float, float, float]]:
+        """The perplexities' parts of each window (:func:`binoculars_parts`), padded on the
+        right to the longest."""
+        torch = _import_torch()
+        length = max(len(ids) for ids in batch)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([ids + [pad] * (length - len(ids)) for ids in batch],
+                                 device=self.device)
+        attention_mask = torch.tensor([[1] * len(ids) + [0] * (length - len(ids))
+                                       for ids in batch], device=self.device)
+        observer_logits = self.observer(input_ids=input_ids, attention_mask=attention_mask).logits
+        performer_logits = self.performer(input_ids=input_ids,
+                                          attention_mask=attention_mask).logits
+        parts = binoculars_parts(observer_logits, performer_logits, input_ids, attention_mask,
+                                 pad)
+        columns = [part.double().cpu().tolist() for part in parts]
+        return [tuple(float(value) for value in row) for row in zip(*columns)]
+
+
+def _pooled(parts: list[tuple[float, float, float, float]]) -> float:
+    """One score from the windows of a text: each perplexity's mean over all their tokens (one
+    window: its own score); NaN where no token counts."""
+    if len(parts) == 1:
+        loss, _, cross, _ = parts[0]
+        return loss / cross
+    loss_count = sum(part[1] for part in parts)
+    cross_count = sum(part[3] for part in parts)
+    if not loss_count or not cross_count:
+        return float("nan")
+    loss = sum(part[0] * part[1] for part in parts if part[1]) / loss_count
+    cross = sum(part[2] * part[3] for part in parts if part[3]) / cross_count
+    return loss / cross
+
+
+def _special_tokens(tokenizer: Any) -> tuple[list[int], list[int]]:
+    """The ids the tokenizer puts before and after a text of its own (a BOS token, ...): found
+    by tokenizing a word with and without them."""
+    plain = tokenizer("river", add_special_tokens=False)["input_ids"]
+    full = tokenizer("river")["input_ids"]
+    for start in range(len(full) - len(plain) + 1):
+        if full[start : start + len(plain)] == plain:
+            return full[:start], full[start + len(plain):]
+    return [], []
 
 
 def _resolve_dtype(torch: Any, dtype: str, device: str) -> Any:

@@ -70,10 +70,12 @@ def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dic
         "performer": scorer.performer_path,
         "n_tokens": result.n_tokens,
         "truncated": result.truncated,
+        **({"windows": result.windows, "min_window_score": result.min_window_score}
+           if result.windows > 1 else {}),
     }
 
 
-def _score_window(window: list[SegmentLine], scorer: BinocularsScorer,
+def _score_page_lines(window: list[SegmentLine], scorer: BinocularsScorer,
                   summary: ScoreSummary) -> None:
     """Score each detector unit of ``window`` (whole pages) once, as one text: its kept pieces
     joined in file order; every piece gets the unit's verdict (with ``pieces``, their number,
@@ -159,6 +161,6 @@ def _scored_records(
     """The lines with their verdicts, scored a window of whole pages at a time (read, score,
     write)."""
     for window in _page_windows(lines):
-        _score_window(window, scorer, summary)
+        _score_page_lines(window, scorer, summary)
         summary.lines += len(window)
         yield from (line.record() for line in window)
