@@ -362,7 +362,7 @@ class Segment:
     """Decision: the filters' page rules, once its verdict replaced them in ``page_reasons``."""
     unit: str | None = None
     """Decision: the detector unit of a kept segment, the pieces a detector judges as one text
-    (``article``, ``post-N``, ``prose-N``: :mod:`wps.decide.units`)."""
+    (``article``, ``article-N``, ``post-N``, ``prose-N``: :mod:`wps.decide.units`)."""
     lang: str | None = None
     """Language step: the language of a kept segment's detector text (``""``: none found)."""
     lang_score: float | None = None

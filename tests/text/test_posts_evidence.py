@@ -240,3 +240,30 @@ def test_numbered_posts_beside_their_author_stay_posts(text_browser, tmp_path):
                      + "".join(post(n) for n in range(3)) + "</div>")
     assert len(find_posts(capture).records) == 3
     alone_and_kept(wps.segment(capture), [POSTS[n] for n in range(3)])
+
+
+def boxed_thread() -> str:
+    """A thread the segmenter cuts into its posts (a framed box each: a writer's name, the date,
+    the body), in markup no name or structure rule of the posts step needs to find."""
+    names = ["anna", "bo", "cyril"]
+    return "<h1>Chain skips</h1><div class='a2'>" + "".join(
+        f"<div class='x{n}f' style='border:1px solid #999;margin:40px 0;padding:12px'>"
+        f"<div class='k2'><a href='#u{n}'>{names[n]}</a> <span>{12 + n} Mar 2024, 10:0{n}</span>"
+        f"</div><div class='k3'><p>{POSTS[n]}</p><p>{POSTS[n + 3]}</p></div></div>"
+        for n in range(3)) + "</div>"
+
+
+def test_posts_the_posts_step_misses_are_judged_apart(text_browser, tmp_path):
+    """Where the posts step finds no post (here: switched off), the article's run of pieces is
+    cut between records that each carry their own writer's name and date, so a thread is never
+    judged as one text; an article's steps, credited photos and sections stay one unit."""
+    config = tmp_path / "no-posts.toml"
+    config.write_text("[posts]\nenabled = false\n", encoding="utf-8")
+    kept = [s for s in wps.segment(render(text_browser, tmp_path, boxed_thread()),
+                                   config=config).segmentation.segments if s.kept]
+    units = [next(s.unit for s in kept if POSTS[n] in s.main_text) for n in range(3)]
+    assert len(set(units)) == 3 and all(unit.startswith("article") for unit in units)
+    for body in (numbered_steps("Step"), illustrated_sections()):
+        kept = [s for s in wps.segment(render(text_browser, tmp_path, body),
+                                       config=config).segmentation.segments if s.kept]
+        assert len(kept) > 1 and {s.unit for s in kept} == {"article"}

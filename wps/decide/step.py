@@ -204,7 +204,7 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     _drop_end_notices(segments)
-    assign_units(segments, inside, verdict.is_article)
+    assign_units(capture, segments, inside, verdict.is_article)
     return verdict
 
 
