@@ -194,19 +194,6 @@ def numbered_steps(label: str) -> str:
             f"<div class='q6'>{''.join(step(n) for n in range(5))}</div></article>")
 
 
-@pytest.mark.parametrize("label", ["Step", "Schritt", "Étape"])
-def test_numbered_steps_are_parts_of_the_article_not_posts(text_browser, tmp_path, label):
-    """Records that open with one label and their ordinal counting up are the steps of one
-    text: no posts, and the article with all its steps is judged as one unit."""
-    capture = render(text_browser, tmp_path, numbered_steps(label))
-    assert find_posts(capture).records == []
-    result = wps.segment(capture)
-    kept = [s for s in result.segmentation.segments if s.kept]
-    assert {s.unit for s in kept} == {"article"}
-    text = " ".join(s.main_text for s in kept)
-    assert all(POSTS[n] in text for n in range(5))
-
-
 def illustrated_sections() -> str:
     """An article's tips, each an unnamed block of paragraphs and a photo with its credit."""
     def tip(n: int) -> str:
@@ -218,14 +205,25 @@ def illustrated_sections() -> str:
             f"{''.join(tip(n) for n in range(5))}</article>")
 
 
-def test_sections_with_captioned_pictures_are_not_posts(text_browser, tmp_path):
-    """A caption is no author box: alike blocks whose only text beside the body is a picture's
-    credit are the sections of one article, judged as one unit."""
-    capture = render(text_browser, tmp_path, illustrated_sections())
+ARTICLE_PARTS = {
+    "numbered steps": lambda: numbered_steps("Step"),
+    "numbered steps, German": lambda: numbered_steps("Schritt"),
+    "numbered steps, French": lambda: numbered_steps("Étape"),
+    "sections with credited photos": illustrated_sections,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ARTICLE_PARTS))
+def test_parts_of_an_article_are_not_posts(text_browser, tmp_path, kind):
+    """Alike records that are the parts of one text: steps that open with one label and their
+    ordinal counting up, sections whose only text beside the body is a picture's credit (a
+    caption is no author box). No posts, and the article is judged as one unit."""
+    capture = render(text_browser, tmp_path, ARTICLE_PARTS[kind]())
     assert find_posts(capture).records == []
     kept = [s for s in wps.segment(capture).segmentation.segments if s.kept]
     assert {s.unit for s in kept} == {"article"}
-    assert all(POSTS[n] in " ".join(s.main_text for s in kept) for n in range(5))
+    text = " ".join(s.main_text for s in kept)
+    assert all(POSTS[n] in text for n in range(5))
 
 
 def test_numbered_posts_beside_their_author_stay_posts(text_browser, tmp_path):
