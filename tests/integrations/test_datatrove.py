@@ -57,3 +57,24 @@ def test_datatrove_pipeline_yields_the_kept_segments_of_each_warc_page(tmp_path)
     counters = {name: value for step_stats in stats for name, value in
                 step_stats.get("stats", {}).items()}
     assert counters["pages"] == 2 and counters["segments"] == len(produced)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_datatrove_pipeline_can_yield_one_document_per_detector_unit(tmp_path):
+    (tmp_path / "crawl").mkdir()
+    write_warc(tmp_path / "crawl" / "pages.warc.gz", PAGES)
+    step = WpsSegments(capture_options=FAST, by_unit=True)
+    LocalPipelineExecutor(
+        pipeline=[WarcReader(str(tmp_path / "crawl")), step, JsonlWriter(str(tmp_path / "out"))],
+        tasks=1, logging_dir=str(tmp_path / "logs")).run()
+    produced = read_output(tmp_path / "out")
+
+    expected = []
+    for url, html in PAGES.items():
+        result = wps.segment(html=html, url=url, capture_options=FAST)
+        expected += [(unit.unit, unit.text, list(unit.ids)) for unit in result.detector_units()]
+    assert expected and [(doc["metadata"]["unit"], doc["text"], doc["metadata"]["segments"])
+                         for doc in produced] == expected
+    assert all(doc["id"] == doc["metadata"]["segments"][0].rpartition(":")[0] + ":"
+               + doc["metadata"]["unit"] for doc in produced)

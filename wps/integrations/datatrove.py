@@ -44,6 +44,11 @@ class WpsSegments(PipelineStep):
     options
         The page pipeline's :class:`~wps.pipeline.PipelineOptions` (default: its defaults, the
         screenshot taken only for a segmenter that reads it).
+    by_unit
+        One Document per detector unit instead (:mod:`wps.decide.units`: a page's article
+        whole, each post alone): ``id`` ``<doc_id>:<unit>``, ``text`` the unit's pieces joined,
+        ``metadata`` the page Document's plus ``page_id``, ``unit`` and ``segments`` (the ids
+        of its pieces).
     **overrides
         Single fields of ``options``, e.g. ``languages=("en", "de")`` or ``segmenter="baseline"``.
 
@@ -58,9 +63,11 @@ class WpsSegments(PipelineStep):
     type = "🔻 - EXTRAC"
     _requires_dependencies: ClassVar[list[str]] = ["playwright"]
 
-    def __init__(self, options: PipelineOptions | None = None, **overrides: Any) -> None:
+    def __init__(self, options: PipelineOptions | None = None, *, by_unit: bool = False,
+                 **overrides: Any) -> None:
         super().__init__()
         self.options = _quiet(PipelineOptions.resolve(options, overrides)).checked()
+        self.by_unit = by_unit
 
     def run(self, data: DocumentsPipeline, rank: int = 0,
             world_size: int = 1) -> DocumentsPipeline:
@@ -74,7 +81,7 @@ class WpsSegments(PipelineStep):
                 yield from self.segments(page, browser)
 
     def segments(self, page: Document, browser: Any) -> Iterator[Document]:
-        """The kept segments of one page Document, as Documents."""
+        """The kept segments (or detector units) of one page Document, as Documents."""
         from ..capture import discard_screenshot
         from ..pipeline import segment
 
@@ -86,6 +93,14 @@ class WpsSegments(PipelineStep):
                 self.stat_update("failed", f"failed_{type(err).__name__}")
                 return
         discard_screenshot(result.capture.screenshot)
+        if self.by_unit:
+            for unit in result.detector_units():
+                self.stat_update("units")
+                doc_id = unit.ids[0].rpartition(":")[0]
+                yield Document(text=unit.text, id=f"{doc_id}:{unit.unit}", metadata={
+                    **page.metadata, "url": unit.url, "page_id": page.id, "unit": unit.unit,
+                    "segments": list(unit.ids)})
+            return
         for item in result.detector_input():
             self.stat_update("segments")
             yield Document(text=item.main_text, id=item.id, metadata={
