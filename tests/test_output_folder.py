@@ -125,3 +125,14 @@ def test_page_verdict_fields_agree_between_segments_and_the_text_report(tmp_path
     for line in lines:
         assert line["page_reasons"] == report["page_reasons"]
         assert line["page_rules"] == report["page_rules"]
+
+
+def test_the_text_report_lists_the_detector_units(tmp_path):
+    """main-text.json names what a detector judges on the page: each unit and its pieces."""
+    forum = Path(__file__).resolve().parent.parent / "datasets" / "examples" / "forum.html"
+    result = wps.segment_to_directory(forum, tmp_path / "out")
+    report = json.loads((tmp_path / "out" / "main-text.json").read_text(encoding="utf-8"))
+    kept = [s for s in result.segmentation.segments if s.kept]
+    assert [unit["unit"] for unit in report["units"]] == [s.unit for s in kept]  # a post each
+    assert [unit["segments"] for unit in report["units"]] == [[s.id] for s in kept]
+    assert [unit["chars"] for unit in report["units"]] == [len(s.main_text) for s in kept]

@@ -121,8 +121,25 @@ def main_text_report(page: PageState) -> dict[str, Any] | None:
     if page.verdict is not None:
         report["page_rules"] = report["page_reasons"]
         report.update(page_kept=page.verdict.is_article, page_reasons=page.verdict.reasons,
-                      page_verdict=page.verdict.to_json())
+                      page_verdict=page.verdict.to_json(), units=unit_summary(segments))
     return report
+
+
+def unit_summary(segments: list[Segment]) -> list[dict[str, Any]]:
+    """What a detector judges on the page (:mod:`wps.decide.units`): each unit of the kept
+    segments, in the order of its first piece, with the ids of its pieces and the characters
+    of their detector text."""
+    from .records import detector_text
+
+    units: dict[str, dict[str, Any]] = {}
+    for segment in segments:
+        if segment.kept:
+            unit = units.setdefault(segment.unit or segment.id,
+                                    {"unit": segment.unit or segment.id, "segments": [],
+                                     "chars": 0})
+            unit["segments"].append(segment.id)
+            unit["chars"] += len(detector_text(segment))
+    return list(units.values())
 
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
