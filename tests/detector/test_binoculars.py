@@ -181,3 +181,13 @@ def test_mismatched_vocabularies_and_missing_cuda(tiny_models, tmp_path: Path) -
     if not torch.cuda.is_available():
         with pytest.raises(UsageError, match="CUDA"):
             BinocularsScorer(*tiny_models, device="cuda")
+
+
+def test_pooled_windows_weigh_each_perplexity_by_its_tokens() -> None:
+    from wps.detector.binoculars import _pooled
+
+    assert _pooled([(2.0, 3, 4.0, 4)]) == 0.5  # one window: its own ratio
+    # two windows: (2*3 + 1*1) / 4 over (4*4 + 2*2) / 6
+    assert _pooled([(2.0, 3, 4.0, 4), (1.0, 1, 2.0, 2)]) == pytest.approx((7 / 4) / (20 / 6))
+    assert _pooled([(1.0, 3, 0.0, 3)]) == math.inf  # as torch divides, no ZeroDivisionError
+    assert math.isnan(_pooled([(0.0, 0, 0.0, 0), (0.0, 0, 0.0, 0)]))

@@ -20,6 +20,7 @@ score).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -223,7 +224,7 @@ class BinocularsScorer:
             result.prediction = "ai" if score < self.threshold else "human"
             if len(text_parts) > 1:
                 result.min_window_score = min(
-                    loss / cross for loss, loss_count, cross, cross_count in text_parts
+                    _divided(loss, cross) for loss, loss_count, cross, cross_count in text_parts
                     if loss_count and cross_count and loss == loss and cross == cross)
         return results
 
@@ -263,14 +264,21 @@ def _pooled(parts: list[tuple[float, float, float, float]]) -> float:
     window: its own score); NaN where no token counts."""
     if len(parts) == 1:
         loss, _, cross, _ = parts[0]
-        return loss / cross
+        return _divided(loss, cross)
     loss_count = sum(part[1] for part in parts)
     cross_count = sum(part[3] for part in parts)
     if not loss_count or not cross_count:
         return float("nan")
     loss = sum(part[0] * part[1] for part in parts if part[1]) / loss_count
     cross = sum(part[2] * part[3] for part in parts if part[3]) / cross_count
-    return loss / cross
+    return _divided(loss, cross)
+
+
+def _divided(numerator: float, denominator: float) -> float:
+    """``numerator / denominator`` as torch divides: a zero denominator gives inf (or NaN)."""
+    if denominator:
+        return numerator / denominator
+    return math.copysign(math.inf, numerator) if numerator else math.nan
 
 
 def _special_tokens(tokenizer: Any) -> tuple[list[int], list[int]]:

@@ -76,7 +76,7 @@ def binoculars_record(result: BinocularsResult, scorer: BinocularsScorer) -> dic
 
 
 def _score_page_lines(window: list[SegmentLine], scorer: BinocularsScorer,
-                  summary: ScoreSummary) -> None:
+                      summary: ScoreSummary) -> None:
     """Score each detector unit of ``window`` (whole pages) once, as one text: its kept pieces
     joined in file order; every piece gets the unit's verdict (with ``pieces``, their number,
     where there are several)."""
