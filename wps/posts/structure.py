@@ -392,7 +392,8 @@ def _numbered_steps(chrome_texts: list[list[str]]) -> bool:
         if found is not None:
             labels.add(found.group(1).casefold())
             numbers.append(int(found.group(2)))
-    return (len(numbers) >= MIN_TITLED_SHARE * len(chrome_texts) and len(labels) == 1
+    return (bool(numbers) and len(numbers) >= MIN_TITLED_SHARE * len(chrome_texts)
+            and len(labels) == 1
             and numbers == list(range(numbers[0], numbers[0] + len(numbers))))
 
 
