@@ -370,6 +370,10 @@ def build_steps(options: PipelineOptions) -> list[PipelineStep]:
             from .decide import DecideStep
 
             steps.append(DecideStep(config["decide"]))
+        else:
+            from .decide import UnitStep
+
+            steps.append(UnitStep())
         from .lang import LangStep
 
         steps.append(LangStep(options.languages))

@@ -176,3 +176,5 @@ def test_segment_cli_article_profile(article_benchmark: Path, tmp_path: Path, ca
     assert "Wales (Group E): Second appearance" in kept
     assert "Pochettino fired by Tottenham" not in kept
     assert all(r["reasons"] == ["no_main_text"] for r in records if not r["kept"])
+    # no decision step, but the body is the article: its detector unit
+    assert {r.get("unit") for r in records if r["kept"]} == {"article"}

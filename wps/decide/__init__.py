@@ -11,7 +11,7 @@ Rules, not a learned model: on 40 dev pages they beat a logistic regression on h
 """
 
 from .features import SegmentFeatures, segment_features, sentence_share
-from .step import DecideStep, DecisionRules, decide_segments
+from .step import DecideStep, DecisionRules, UnitStep, decide_segments
 
-__all__ = ["SegmentFeatures", "segment_features", "sentence_share", "DecideStep",
+__all__ = ["SegmentFeatures", "segment_features", "sentence_share", "DecideStep", "UnitStep",
            "DecisionRules", "decide_segments"]

@@ -134,6 +134,19 @@ class DecideStep(PipelineStep):
             segment.page_reasons = list(page.verdict.reasons)
 
 
+class UnitStep(PipelineStep):
+    """Name the detector units where the decision is off (the article profile, whose filters
+    keep exactly the article's body): the kept segments are the page's article, cut between
+    records as the decision cuts it (:mod:`wps.decide.units`)."""
+
+    name = "units"
+    needs = ("segmentation", "text")
+    adds = ("unit",)
+
+    def run(self, page: PageState) -> None:
+        assign_units(page.capture, page.segments, range(len(page.capture.nodes)), True)
+
+
 def decide_segments(capture: PageCapture, segments: list[Segment], rules: DecisionRules,
                     posts: PostStructure | None = None) -> PageVerdict:
     """Name and decide every segment, and judge the page; returns the page verdict.
