@@ -128,6 +128,8 @@ def test_forum_page_report(chromium, forum_folder):
     with opened(chromium, forum_folder / "report.html") as (page, problems):
         assert page.evaluate("document.querySelector('#stage img').naturalWidth") > 0
         _check_segments(page, lines)
+        assert page.locator(".item .unit").all_text_contents() == [  # each post judged alone
+            line["unit"] for line in lines if line["kept"]]
         _click_shows(page, dropped[0])
         _click_shows(page, next(line for line in lines if line["kept"]))
 

@@ -104,6 +104,8 @@ class SegmentView:
     reasons: tuple[str, ...]
     kind: str
     text: str
+    unit: str = ""
+    """The detector unit a kept segment is judged in (``""``: none named)."""
 
     @property
     def word(self) -> str:
@@ -132,6 +134,7 @@ def segment_views(records: Iterable[dict[str, Any]]) -> list[SegmentView]:
             reasons=tuple(str(reason) for reason in record.get("reasons", ())),
             kind=kind if isinstance(kind, str) else "",
             text=_text(record),
+            unit=unit if isinstance(unit := record.get("unit"), str) else "",
         ))
     return views
 
@@ -286,6 +289,7 @@ def _items(views: list[SegmentView]) -> list[dict[str, Any]]:
         items.append({"index": view.index, "number": view.number, "word": view.word,
                       "mark": decision_mark(view.kept), "kind": view.kind,
                       "colour": kind_colour(view.kind) if view.kind else "",
+                      "unit": view.unit if view.kept else "",
                       "reasons": ", ".join(view.reasons), "snippet": snippet})
     return items
 
@@ -325,6 +329,7 @@ def _boxes(facts: PageFacts, views: list[SegmentView], figure: Figure) -> list[d
         label = (f"Segment {view.number}, {view.word}"
                  + (f": {', '.join(view.reasons)}" if view.reasons else "")
                  + (f", kind {view.kind}" if view.kind else "")
+                 + (f", judged in {view.unit}" if view.kept and view.unit else "")
                  + (", below the screenshot" if beyond else ""))
         (x, y), (label_width, _) = places[view.index], sizes[view.index]
         boxes.append({
