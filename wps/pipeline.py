@@ -188,8 +188,8 @@ class PageResult:
 
     def detector_input(self) -> list[DetectorInput]:
         """What a detector reads, in one call: the kept segments, each as a small frozen
-        :class:`~wps.records.DetectorInput` (id, url, kind, lang, main_text, prose_score,
-        reasons, kept, bbox: the fields of a ``--fields detector`` line).
+        :class:`~wps.records.DetectorInput` (id, url, kind, unit, lang, main_text,
+        prose_score, reasons, kept, bbox: the fields of a ``--fields detector`` line).
 
         >>> [(s.id, s.kind, s.lang, s.main_text[:30]) for s in result.detector_input()]
         ... # doctest: +SKIP

@@ -89,7 +89,7 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
                       "anyway")
     parser.add_argument("--fields", choices=FIELD_SETS, default="full",
                         help="segments.jsonl lines: full (every field; what wps filter, dedup "
-                        "and binoculars read) or detector (id, url, kind, lang, main_text, "
+                        "and binoculars read) or detector (id, url, kind, unit, lang, main_text, "
                         "prose_score, reasons, kept, bbox)")
     parser.add_argument("--embed-screenshot", action="store_true",
                         help="put the screenshot into report.html (base64, WebP/JPEG if large): "

@@ -22,7 +22,7 @@ from typing import Any
 from ..completions import DONE_FOLDER
 from ..errors import UsageError
 from ..files import atomic_file, iter_jsonl
-from ..records import SEGMENTS_FILE, detector_record
+from ..records import DETECTOR_FIELDS, SEGMENTS_FILE, detector_record
 
 __all__ = ["MERGED_FILES", "PAGES_PER_ROW_GROUP", "finished_pages", "write_merged_segments"]
 
@@ -73,12 +73,13 @@ def import_pyarrow() -> Any:
 
 
 def parquet_schema(full: bool) -> Any:
-    """The slim detector columns, and ``record`` (the whole line as JSON) for full lines."""
+    """The slim detector columns (:data:`~wps.records.DETECTOR_FIELDS`, in their order), and
+    ``record`` (the whole line as JSON) for full lines."""
     pa = import_pyarrow()
-    columns = [("id", pa.string()), ("url", pa.string()), ("kind", pa.string()),
-               ("lang", pa.string()), ("main_text", pa.large_string()),
-               ("prose_score", pa.float64()), ("reasons", pa.list_(pa.string())),
-               ("kept", pa.bool_()), ("bbox", pa.list_(pa.float64()))]
+    types = {"main_text": pa.large_string(), "prose_score": pa.float64(),
+             "reasons": pa.list_(pa.string()), "kept": pa.bool_(),
+             "bbox": pa.list_(pa.float64())}
+    columns = [(name, types.get(name, pa.string())) for name in DETECTOR_FIELDS]
     if full:
         columns.append(("record", pa.large_string()))
     return pa.schema(columns)
