@@ -176,8 +176,10 @@ def test_batch_report(chromium, batch_folder):
             lines = _lines(folder)
             cells = page.locator(f'tr[data-page-id="{folder.name}"] td')
             kept = sum(line["kept"] for line in lines)
+            units = len({line["unit"] for line in lines if line["kept"]})
             assert cells.nth(1).get_attribute("data-value") == str(kept)
-            assert cells.nth(2).get_attribute("data-value") == str(len(lines) - kept)
+            assert cells.nth(2).get_attribute("data-value") == str(units)
+            assert cells.nth(3).get_attribute("data-value") == str(len(lines) - kept)
         assert "InputFileError" in page.locator("tr.failed").inner_text()
         assert page.locator("svg.chart g").count() == len(
             {reason for folder in folders for line in _lines(folder) for reason in line["reasons"]
@@ -186,7 +188,7 @@ def test_batch_report(chromium, batch_folder):
         heading = page.locator("th", has_text="Dropped segments")
         heading.locator("button").click()
         assert heading.get_attribute("aria-sort") == "ascending"
-        values = [value or "-1" for value in page.locator("tbody tr td:nth-child(3)")
+        values = [value or "-1" for value in page.locator("tbody tr td:nth-child(4)")
                   .evaluate_all("cells => cells.map(cell => cell.dataset.value)")]
         assert [float(v) for v in values] == sorted(float(v) for v in values)
         heading.locator("button").click()

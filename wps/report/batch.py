@@ -52,6 +52,12 @@ class PageRow:
         return self.segments - self.kept
 
     @property
+    def units(self) -> int:
+        """The detector units of the page (``main-text.json``; 0 where it names none)."""
+        units = (self.main_text or {}).get("units")
+        return len(units) if isinstance(units, list) else 0
+
+    @property
     def verdict(self) -> bool | None:
         value = (self.main_text or {}).get("page_kept")
         return value if isinstance(value, bool) else None
@@ -207,7 +213,7 @@ def _chart(reasons: Counter[str]) -> dict[str, Any]:
 
 
 COLUMNS = (("page", "Page", "text"), ("kept", "Kept segments", "num"),
-           ("dropped", "Dropped segments", "num"), ("kept-chars", "Kept characters", "num"),
+           ("units", "Detector units", "num"), ("dropped", "Dropped segments", "num"), ("kept-chars", "Kept characters", "num"),
            ("dropped-chars", "Dropped characters", "num"), ("verdict", "Page verdict", "text"),
            ("seconds", "Time (s)", "num"), ("failure", "Failure", "text"))
 
@@ -220,6 +226,7 @@ def _totals(rows: list[PageRow]) -> list[str]:
     return [
         f"Total: {len(rows)} pages",
         str(sum(row.kept for row in with_output)),
+        str(sum(row.units for row in with_output)),
         str(sum(row.dropped for row in with_output)),
         f"{sum(row.kept_chars for row in with_output):,}",
         f"{sum(row.dropped_chars for row in with_output):,}",
@@ -237,7 +244,7 @@ def _row(row: PageRow) -> dict[str, Any]:
     values = [
         (row.url or row.key, ""),
         *(_number(value, counted)
-          for value in (row.kept, row.dropped, row.kept_chars, row.dropped_chars)),
+          for value in (row.kept, row.units, row.dropped, row.kept_chars, row.dropped_chars)),
         (verdict_sort, ""),
         (f"{row.seconds:.3f}" if row.seconds is not None else "",
          f"{row.seconds:.2f}" if row.seconds is not None else ""),
