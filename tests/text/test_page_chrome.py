@@ -134,6 +134,12 @@ def test_line_rules():
     post = "Still getting error 801812C1 after the update =(\nHelp!"
     assert prose_lines(post, post=True) == (post, 0)
     assert prose_lines(post) == ("Still getting error 801812C1 after the update =(", 1)
+    for fields in ("Posted: Tue Mar 01, 2005 10:20 am Post subject: Re: Rye",
+                   "Joined: 12 Mar 2005 Posts: 15 Location: Berlin"):
+        assert not is_prose_line(fields, 1, code=False), fields  # fields in a row, in a post
+    assert is_prose_line("Well, my oven runs hot so I bake at 180 and he bakes at 200", 1)
+    assert is_prose_line("You can replace: if bar is None: bar = [] with: bar = bar or []", 1,
+                         code=False)  # a reader's writing about code, not fields
 
 
 FORUMS = [("The Office", "Magazine related stuff and where you can find contact details for us."),

@@ -140,7 +140,8 @@ def test_a_short_reply_in_vbulletins_blockquote_is_the_post_not_a_quote(text_bro
 
 def phpbb2_thread() -> str:
     """phpBB 2's markup: a row per post (author cell, message cell holding a table of its own:
-    the subject line, then the message), spacer rows between them, no class that names a post."""
+    the date and subject line, then the message), spacer rows between them, no class that names
+    a post."""
     rows = ""
     for number, text in enumerate(SENTENCES[:5]):
         row = "row1" if number % 2 == 0 else "row2"
@@ -148,7 +149,8 @@ def phpbb2_thread() -> str:
                  f"<b>Reader {number}</b></span><br><span class='postdetails'>Joined: 12 Mar "
                  f"2005<br>Posts: {12 * number + 3}</span></td><td class='{row}' width='100%'>"
                  f"<table width='100%'><tr><td width='100%'><span class='postdetails'>Posted: "
-                 f"Tue Mar 1{number}, 2005 10:2{number} am</span></td><td nowrap='nowrap'>"
+                 f"Tue Mar 1{number}, 2005 10:2{number} am<span class='gen'>&nbsp;</span>"
+                 f"&nbsp; &nbsp;Post subject: Re: Rye</span></td><td nowrap='nowrap'>"
                  f"<a href='#'>Quote</a></td></tr><tr><td colspan='2'><hr></td></tr><tr>"
                  f"<td colspan='2'><span class='postbody'>{text}</span></td></tr></table></td>"
                  f"</tr><tr><td class='spaceRow' colspan='2' height='1'></td></tr>")
@@ -165,6 +167,7 @@ def test_posts_laid_out_in_tables_are_found_by_their_structure(text_browser, tmp
         holders = [s for s in kept if text in s.main_text]
         assert len(holders) == 1 and holders[0].kind == "post", text
         assert "Joined" not in holders[0].main_text
+        assert "Posted" not in holders[0].main_text  # two fields on one line: the post's header
 
 
 def test_answers_are_posts_the_question_stays_apart(text_browser, tmp_path):

@@ -65,12 +65,42 @@ def is_prose_line(line: str, min_sentence_words: int = 3, code: bool = True) -> 
         return True
     if sentence_share(line) > 0:  # sentences, then "…the following devices:"
         return True
-    if FIELD_LINE.match(line) or LIST_FIELD.match(line):
+    if FIELD_LINE.match(line) or LIST_FIELD.match(line) or fields_in_a_row(line):
         return False
     if sum(map(str.isdigit, line)) > 0.3 * max(len(line), 1):
         return False
     words = word_count(line)
     return words >= MIN_SENTENCE_WORDS and (not line.endswith(":") or words >= MIN_LEAD_IN_WORDS)
+
+
+MAX_FIELDS_LINE_CHARS = 200
+_LABEL_START = re.compile(r"\s(?=(\S+(?:\s\S+)?)([:：])\s)")
+"""Where a further ``Label:`` may start: a space before a label of one or two words (that
+opens with a capital, or ends in a full-width colon: "he said: fine" is writing)."""
+_FIRST_LABEL = re.compile(r"^\S+(?:\s\S+)?[:：]\s")
+"""The line opens with a label of one or two words ("You can replace: if bar is None: ..." is
+a reader's writing about code)."""
+
+
+def fields_in_a_row(line: str) -> bool:
+    """Two or more ``Key: value`` fields on one line ("Posted: Tue Mar 01, 2005 10:20 am Post
+    subject: Re: Bread", a forum post's header; "Weight: 2 kg Colour: red"): each part a
+    :data:`FIELD_LINE`."""
+    line = line.strip()
+    if len(line) > MAX_FIELDS_LINE_CHARS or not _FIRST_LABEL.match(line):
+        return False
+    return _fields(line, 0)
+
+
+def _fields(line: str, found: int) -> bool:
+    if found and FIELD_LINE.match(line):
+        return True
+    for cut in _LABEL_START.finditer(line):
+        if not (cut.group(1)[0].isupper() or cut.group(2) == "："):
+            continue
+        if FIELD_LINE.match(line[:cut.start()]) and _fields(line[cut.end():], found + 1):
+            return True
+    return False
 
 
 def prose_lines(text: str, chrome: frozenset[str] = frozenset(),
