@@ -24,6 +24,16 @@ FAST = CaptureOptions(settle_s=0, scroll_max_steps=1, scroll_pause_s=0.05, timeo
                       screenshot=False)
 
 
+def run_pipeline(tmp_path, step: WpsSegments) -> list[dict]:
+    """WarcReader, ``step``, JsonlWriter over a WARC of :data:`PAGES`; the Documents written."""
+    (tmp_path / "crawl").mkdir()
+    write_warc(tmp_path / "crawl" / "pages.warc.gz", PAGES)
+    LocalPipelineExecutor(
+        pipeline=[WarcReader(str(tmp_path / "crawl")), step, JsonlWriter(str(tmp_path / "out"))],
+        tasks=1, logging_dir=str(tmp_path / "logs")).run()
+    return read_output(tmp_path / "out")
+
+
 def read_output(folder) -> list[dict]:
     documents = []
     for path in sorted(folder.glob("*.jsonl.gz")):
@@ -35,13 +45,7 @@ def read_output(folder) -> list[dict]:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_datatrove_pipeline_yields_the_kept_segments_of_each_warc_page(tmp_path):
-    (tmp_path / "crawl").mkdir()
-    write_warc(tmp_path / "crawl" / "pages.warc.gz", PAGES)
-    step = WpsSegments(capture_options=FAST, languages=("en",))
-    LocalPipelineExecutor(
-        pipeline=[WarcReader(str(tmp_path / "crawl")), step, JsonlWriter(str(tmp_path / "out"))],
-        tasks=1, logging_dir=str(tmp_path / "logs")).run()
-    produced = read_output(tmp_path / "out")
+    produced = run_pipeline(tmp_path, WpsSegments(capture_options=FAST, languages=("en",)))
 
     expected = []
     for url, html in PAGES.items():
@@ -62,13 +66,7 @@ def test_datatrove_pipeline_yields_the_kept_segments_of_each_warc_page(tmp_path)
 @pytest.mark.browser
 @pytest.mark.slow
 def test_datatrove_pipeline_can_yield_one_document_per_detector_unit(tmp_path):
-    (tmp_path / "crawl").mkdir()
-    write_warc(tmp_path / "crawl" / "pages.warc.gz", PAGES)
-    step = WpsSegments(capture_options=FAST, by_unit=True)
-    LocalPipelineExecutor(
-        pipeline=[WarcReader(str(tmp_path / "crawl")), step, JsonlWriter(str(tmp_path / "out"))],
-        tasks=1, logging_dir=str(tmp_path / "logs")).run()
-    produced = read_output(tmp_path / "out")
+    produced = run_pipeline(tmp_path, WpsSegments(capture_options=FAST, by_unit=True))
 
     expected = []
     for url, html in PAGES.items():

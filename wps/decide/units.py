@@ -79,10 +79,10 @@ def _written_nodes(capture: PageCapture, segments: Iterable[Segment]) -> set[int
 def _records_apart(capture: PageCapture, first: Segment, second: Segment,
                    asides: _AsideTexts) -> bool:
     """The two pieces stand in two alike sibling records (the children of their lowest common
-    ancestor that hold them, :func:`_alike`) that each hold text beside the writing, outside headings, pictures
-    and code, with a number in it, and not the same text but for its numbers: a writer's name
-    and when the post was written, not a numbered step's label, a photo's credit or a repeated
-    "Advertisement"."""
+    ancestor that hold them, :func:`_alike`) that each hold text beside the writing, outside
+    headings, pictures and code, with a number in it, and not the same text but for its
+    numbers: a writer's name and when the post was written, not a numbered step's label, a
+    photo's credit or a repeated "Advertisement"."""
     a, b = min(first.node_ids), min(second.node_ids)
     chain_a, chain_b = _ancestors(capture, a), _ancestors(capture, b)
     common = 0

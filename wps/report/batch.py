@@ -213,9 +213,10 @@ def _chart(reasons: Counter[str]) -> dict[str, Any]:
 
 
 COLUMNS = (("page", "Page", "text"), ("kept", "Kept segments", "num"),
-           ("units", "Detector units", "num"), ("dropped", "Dropped segments", "num"), ("kept-chars", "Kept characters", "num"),
-           ("dropped-chars", "Dropped characters", "num"), ("verdict", "Page verdict", "text"),
-           ("seconds", "Time (s)", "num"), ("failure", "Failure", "text"))
+           ("units", "Detector units", "num"), ("dropped", "Dropped segments", "num"),
+           ("kept-chars", "Kept characters", "num"), ("dropped-chars", "Dropped characters", "num"),
+           ("verdict", "Page verdict", "text"), ("seconds", "Time (s)", "num"),
+           ("failure", "Failure", "text"))
 
 
 def _totals(rows: list[PageRow]) -> list[str]:
