@@ -129,17 +129,11 @@ def unit_summary(segments: list[Segment]) -> list[dict[str, Any]]:
     """What a detector judges on the page (:mod:`wps.decide.units`): each unit of the kept
     segments, in the order of its first piece, with the ids of its pieces and the characters
     of their detector text."""
-    from .records import detector_text
+    from .records import detector_text, segment_units
 
-    units: dict[str, dict[str, Any]] = {}
-    for segment in segments:
-        if segment.kept:
-            unit = units.setdefault(segment.unit or segment.id,
-                                    {"unit": segment.unit or segment.id, "segments": [],
-                                     "chars": 0})
-            unit["segments"].append(segment.id)
-            unit["chars"] += len(detector_text(segment))
-    return list(units.values())
+    return [{"unit": unit, "segments": [segment.id for segment in members],
+             "chars": sum(len(detector_text(segment)) for segment in members)}
+            for unit, members in segment_units(segments).items()]
 
 
 def write_page_outputs(capture: PageCapture, segmentation: Segmentation,

@@ -25,6 +25,7 @@ __all__ = ["ANNOTATION_FIELDS", "DETECTOR_FIELDS", "RECORD_FIELDS", "SEGMENTS_FI
            "DetectorInput", "DetectorUnit", "PageContext", "SegmentLine", "check_segment_line",
            "detector_record", "detector_text", "detector_units", "doc_id_for", "page_context",
            "read_segment_lines", "segment_from_record", "segment_record", "segment_records",
+           "segment_units",
            "short_repr", "top_xpaths", "write_segment_records"]
 
 SEGMENTS_FILE = "segments.jsonl"
@@ -322,6 +323,17 @@ class DetectorUnit:
 def unit_key(page: str, unit: str | None, own: str) -> tuple[str, str]:
     """Which unit a piece is judged in: its page and unit name, or ``own`` (its id) without one."""
     return (page, unit or own)
+
+
+def segment_units(segments: Iterable[Segment]) -> dict[str, list[Segment]]:
+    """The kept segments of one page by the detector unit they are judged in (``unit``; a
+    segment without one is a unit of its own, under its ``id``), in the order of their first
+    piece."""
+    units: dict[str, list[Segment]] = {}
+    for segment in segments:
+        if segment.kept:
+            units.setdefault(segment.unit or segment.id, []).append(segment)
+    return units
 
 
 def detector_units(inputs: Iterable[DetectorInput]) -> list[DetectorUnit]:

@@ -28,7 +28,8 @@ from typing import Any
 from ..decide.step import DecisionRules, decide_segments
 from ..decide.tuning import group_folds, nonarticle_site
 from ..model import TEXT_TAG, PageCapture, Segment
-from ..records import UNIT_SEPARATOR
+from ..records import UNIT_SEPARATOR, segment_units
+from ..records import detector_text as piece_text
 from .article_data import page_counts, score_predictions
 
 __all__ = [
@@ -121,20 +122,15 @@ def detector_text(segments: list[Segment], posts_aside: bool = False) -> str:
     file order (what ``wps/detector/jsonl.py`` scores). ``posts_aside``: without the pieces of
     posts (comments, answers), which the detector keeps by design and an article reference
     leaves out."""
-    return "\n".join(segment.main_text if segment.main_text.strip() else segment.text
-                     for segment in segments
+    return "\n".join(piece_text(segment) for segment in segments
                      if segment.kept and not (posts_aside and segment.post_record is not None))
 
 
 def largest_unit_text(segments: list[Segment]) -> str:
     """The text of the page's largest detector unit (:mod:`wps.decide.units`; the article's,
     on an article page): what one Binoculars verdict covers."""
-    units: dict[str, list[str]] = {}
-    for segment in segments:
-        if segment.kept:
-            units.setdefault(segment.unit or segment.id, []).append(
-                segment.main_text if segment.main_text.strip() else segment.text)
-    return max((UNIT_SEPARATOR.join(texts) for texts in units.values()), key=len, default="")
+    return max((UNIT_SEPARATOR.join(piece_text(segment) for segment in members)
+                for members in segment_units(segments).values()), key=len, default="")
 
 
 def decided(page: DevPage, profile: str, rules: DecisionRules | None) -> list[Segment]:

@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable
 
 from ..model import TEXT_TAG, PageCapture, Segment
+from ..page.tree import chain_below
+from .lines import squeezed
 
 ARTICLE_UNIT = "article"
 PART_TAGS = frozenset({"H1", "H2", "H3", "H4", "H5", "H6", "FIGURE", "FIGCAPTION", "PRE", "CODE"})
@@ -68,10 +70,10 @@ def _written_nodes(capture: PageCapture, segments: Iterable[Segment]) -> set[int
     for segment in segments:
         if not segment.kept:
             continue
-        main = "".join(segment.main_text.split())
+        main = squeezed(segment.main_text)
         for node_id in segment.node_ids:
             node = capture.nodes[node_id]
-            if node.tag == TEXT_TAG and "".join(node.text.split()) in main:
+            if node.tag == TEXT_TAG and squeezed(node.text) in main:
                 written.add(node_id)
     return written
 
@@ -84,7 +86,7 @@ def _records_apart(capture: PageCapture, first: Segment, second: Segment,
     numbers: a writer's name and when the post was written, not a numbered step's label, a
     photo's credit or a repeated "Advertisement"."""
     a, b = min(first.node_ids), min(second.node_ids)
-    chain_a, chain_b = _ancestors(capture, a), _ancestors(capture, b)
+    chain_a, chain_b = chain_below(capture, a, -1), chain_below(capture, b, -1)  # from the root
     common = 0
     while (common < min(len(chain_a), len(chain_b))
            and chain_a[common] == chain_b[common]):
@@ -107,17 +109,6 @@ def _alike(capture: PageCapture, first: int, second: int) -> bool:
     posts each in a unit of their own, with equal tags 92)."""
     a, b = capture.nodes[first], capture.nodes[second]
     return a.tag == b.tag
-
-
-def _ancestors(capture: PageCapture, node_id: int) -> list[int]:
-    """The node's ancestors and itself, from the root down."""
-    chain = []
-    current: int | None = node_id
-    while current is not None:
-        chain.append(current)
-        current = capture.nodes[current].parent
-    chain.reverse()
-    return chain
 
 
 class _AsideTexts:

@@ -201,7 +201,7 @@ class BinocularsScorer:
                                  verbose=False)["input_ids"]
             own = self._windows(ids)
             scored = sum(len(window) for window in own)
-            truncated = sum(len(w) for w in own) - len(own) * self._specials < len(ids)
+            truncated = scored - len(own) * self._specials < len(ids)
             if scored < self.min_tokens:
                 results.append(BinocularsResult(None, None, scored, False, "too_few_tokens"))
                 continue
