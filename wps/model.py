@@ -339,7 +339,9 @@ class Segment:
     unsegmented: bool | None = None
     """Text step: made of main text that no segment held (``add_unsegmented``)."""
     main_text_match: dict[str, Any] | None = None
-    """Text step: how the segment's text matched the extracted main text."""
+    """Text step: how the segment's text matched the extracted main text: ``overlap``, the
+    weakest block ``match`` and its ``score``, and ``comment_share``, the share of its matched
+    characters that the extractor took as comments."""
     noise_tail: dict[str, Any] | None = None
     """Noise-tail step: what it cut off the texts (removed text, chunk counts)."""
     page_reasons: list[str] | None = None

@@ -263,5 +263,10 @@ def _match_summary(report: TextReport, page: PageText, positions: np.ndarray,
     matches = [report.alignment.matches[i] for i in indices.tolist()]
     rank = {"exact": 0, "anchor": 1, "fuzzy": 2}
     weakest = max(matches, key=lambda m: (rank[m.match], -m.score))
+    covered = page.match_of_char[inside]
+    covered = covered[covered >= 0]
+    comments = sum(int(np.count_nonzero(covered == i)) for i, m in zip(indices.tolist(), matches)
+                   if m.block.kind == "comment")
     return {"overlap": round(overlap, 4), "match": weakest.match,
-            "score": round(min(m.score for m in matches), 2)}
+            "score": round(min(m.score for m in matches), 2),
+            "comment_share": round(comments / max(len(covered), 1), 4)}
