@@ -73,16 +73,17 @@ def test_a_real_body_in_a_share_named_container_is_kept(text_browser, tmp_path):
 
 def test_an_interview_question_set_as_a_heading_stays_and_a_title_goes(text_browser, tmp_path):
     """A heading that is a sentence ending in its terminal stays; a title goes, also a long one
-    that reads like a sentence without its full stop (a headline, a subheading)."""
+    that reads like a sentence without its full stop (a headline); the subheadings between the
+    article's paragraphs stay (:mod:`wps.decide.between`), and a heading that closes it goes."""
     question = "What made you decide to leave the city after twenty years there?"
     headline = "How the old mill came back to life after the great flood of the valley"
-    page = (f"<article><h1>Twenty years of rye</h1><p>{ARTICLE[0]}</p><h3>{question}</h3>"
+    page = (f"<article><h1>{headline}</h1><p>{ARTICLE[0]}</p><h3>{question}</h3>"
             f"<p>{ARTICLE[1]}</p><h3>Early mornings</h3><p>{ARTICLE[2]}</p>"
-            f"<h3>{headline}</h3><p>{ARTICLE[0]}</p></article>")
+            f"<h3>Twenty years of rye</h3><p>{ARTICLE[0]}</p><h3>Read on</h3></article>")
     text = kept_text(run(render(text_browser, tmp_path, page)))
     assert question in text and ARTICLE[1] in text
-    assert "Twenty years of rye" not in text and "Early mornings" not in text
-    assert headline not in text
+    assert "Early mornings" in text and "Twenty years of rye" in text
+    assert headline not in text and "Read on" not in text
 
 
 def test_a_lede_in_the_articles_header_joins_the_body(text_browser, tmp_path):

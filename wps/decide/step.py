@@ -13,6 +13,7 @@ from ..posts.records import PostStructure, find_posts, post_list_chrome
 from ..state import PageState, PipelineStep
 from ..text.sentences import ends_sentence, sentence_share
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
+from .between import keep_lines_between_writing
 from .kinds import segment_kind
 from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines, squeezed
 from .page import (
@@ -78,6 +79,7 @@ class DecisionRules:
     rescue_sentence_share: float
     min_words: int
     trim_lines: bool
+    lines_between_writing: bool
     min_page_prose_share: float
     strict_sentence_share: float
     strict_min_words: int
@@ -217,6 +219,11 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
             _trim(segment, rules.min_words,
                   chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
     _drop_end_notices(segments)
+    if rules.lines_between_writing and verdict.is_article:
+        if named is None:
+            posts = find_posts(capture) if posts is None else posts
+            named = page_chrome(capture, facts, post_list_chrome(capture, posts))
+        keep_lines_between_writing(capture, segments, inside, named)
     assign_units(capture, segments, inside, verdict.is_article)
     return verdict
 

@@ -1,0 +1,85 @@
+"""The headings between an article's paragraphs reach the detector in the article's unit; its
+title, a heading that closes it, a teaser's linked title and headings outside it do not.
+Rendered in Chromium and run through the whole pipeline."""
+
+from __future__ import annotations
+
+import pytest
+from test_posts import SENTENCES, render
+
+import wps
+from wps.config import default_config
+from wps.decide.between import _kept_flags
+from wps.pipeline import PipelineOptions
+
+ARTICLE = " ".join(SENTENCES)
+SECTIONS = ("Choosing the flour", "Water and salt", "Баня и хлеб")
+TEASERS = "".join(f"<li><a href='/s{n}'>Another story about bread and ovens, part {n} of the series"
+                  f"</a></li>" for n in range(6))
+
+
+def page(on: bool = True):
+    sections = "".join(f"<h2>{title}</h2><p>{ARTICLE}</p><p>{ARTICLE}</p>" for title in SECTIONS)
+    body = (f"<nav><h2>Sections of the site</h2><ul>{TEASERS}</ul></nav>"
+            f"<article><h1>Baking rye at home, step by step</h1><p>{ARTICLE}</p>{sections}"
+            f"<h3><a href='/other'>Ten more loaves to bake</a></h3><p>{ARTICLE}</p>"
+            f"<h2>More from the kitchen</h2><ul>{TEASERS}</ul></article>")
+    config = default_config()
+    config["decide"]["lines_between_writing"] = on
+    return body, PipelineOptions(config=config)
+
+
+def kept(result) -> list:
+    return [s for s in result.segmentation.segments if s.kept]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_section_headings_join_the_article(text_browser, tmp_path, on):
+    body, options = page(on)
+    result = wps.segment(render(text_browser, tmp_path, body), options)
+    text = "\n".join(s.main_text for s in kept(result))
+    assert SENTENCES[0] in text
+    for title in SECTIONS:
+        assert (title in text) == on, title
+    for holder in (s for s in kept(result) if any(t in s.main_text for t in SECTIONS)):
+        assert holder.unit == "article"
+    # the title opens, the last heading closes, a linked heading is a teaser's, a nav's is chrome
+    for other in ("Baking rye at home", "More from the kitchen", "Ten more loaves",
+                  "Sections of the site"):
+        assert other not in text, other
+
+
+def test_a_heading_with_no_article_around_it_stays_out(text_browser, tmp_path):
+    body = (f"<div><h2>Opening hours</h2><ul>{TEASERS}</ul><h2>Where to find us</h2>"
+            f"<ul>{TEASERS}</ul></div>")
+    result = wps.segment(render(text_browser, tmp_path, body))
+    text = "\n".join(s.main_text for s in kept(result))
+    assert "Opening hours" not in text and "Where to find us" not in text
+
+
+def test_kept_flags_follow_the_trimmed_lines():
+    before = ["Title", "A line of writing.", "Subtitle", "More writing here.", "Share"]
+    assert _kept_flags(before, ["A line of writing.", "More writing here."]) == [
+        False, True, False, True, False]
+    assert _kept_flags(before, []) == [False] * 5
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_short_sentences_between_paragraphs_are_the_articles(text_browser, tmp_path, on):
+    # A story's lines of dialogue, each a paragraph of its own, are too short to be prose by
+    # their own text; between the story's paragraphs they are its writing. A short line after
+    # the story and outside it (a footer's) is not.
+    lines = ("No answer.", "“I would prefer not to,” he said.", "He remained silent.")
+    story = "".join(f"<p>{ARTICLE}</p><p>{line}</p>" for line in lines)
+    body = (f"<article><h1>The copyist</h1>{story}<p>{ARTICLE}</p></article>"
+            f"<footer><p>All rights reserved.</p></footer>")
+    config = default_config()
+    config["decide"]["lines_between_writing"] = on
+    result = wps.segment(render(text_browser, tmp_path, body), PipelineOptions(config=config))
+    text = "\n".join(s.main_text for s in kept(result))
+    assert ("No answer." in text) == on  # two words: cut for being short, unless placed
+    for line in lines if on else ():
+        assert line in text, line
+        holder = next(s for s in kept(result) if line in s.main_text)
+        assert holder.unit == "article"
+    assert "All rights reserved." not in text
