@@ -42,6 +42,9 @@ DROPPED_SENTENCES = DROPPED_ALONE | {"link_share"}
 """A segment dropped only for these may be a short sentence alone (one that links to a note)."""
 MAX_SENTENCE_WORDS = 20
 """A sentence this short, alone in its segment, is judged by where it stands."""
+MIN_OPENED_WORDS = 25
+"""A heading or short sentence stays only before this many words of kept writing (a section, a
+paragraph), not before a teaser's one-line lead or a sign-up box's blurb."""
 MAX_BETWEEN = 1
 MAX_BETWEEN_WORDS = 12
 """At most this many dropped lines, each this short, between a line and the writing it opens."""
@@ -86,7 +89,7 @@ def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment]
                                                               chrome))
             pieces.append(_Piece(segment, lines, kept, placed))
         elif (lines and not comments and reasons <= DROPPED_SENTENCES
-              and all(map(_short_sentence, lines))):
+              and all(map(_short_sentence, lines)) and not _form_lines(capture, segment)):
             pieces.append(_Piece(segment, lines, [False] * len(lines), set(map(squeezed, lines)),
                                  sentences=True))
         elif lines and not comments and reasons <= DROPPED_ALONE:
@@ -100,27 +103,34 @@ def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment]
 
 
 def _restore(pieces: list[_Piece]) -> int:
-    """Keep the placed lines that stand between kept lines, across pieces in order; rewrite
-    each piece that gains one."""
+    """Keep the placed lines that stand between kept lines, across pieces in order, where the
+    writing they open (the kept lines up to the next placed line or post) has
+    :data:`MIN_OPENED_WORDS`; rewrite each piece that gains one."""
     chosen = [list(piece.kept) for piece in pieces]
     seen_writing = False
     pending: list[tuple[int, int]] = []
+    opening: list[tuple[int, int]] = []  # placed lines followed by writing, not yet enough
+    opened = 0  # words of the writing ``opening`` opens
     between = 0  # dropped lines since the last pending line
     for index, piece in enumerate(pieces):
         if piece.closes:
-            pending, seen_writing = [], False
+            pending, opening, seen_writing = [], [], False
             continue
         for line_index, line in enumerate(piece.lines):
             if piece.kept[line_index]:
-                if seen_writing:
-                    for held_piece, held_line in pending:
-                        chosen[held_piece][held_line] = True
+                if pending and seen_writing:
+                    opening, opened = pending, 0
                 seen_writing, pending = True, []
+                opened += word_count(line)
+                if opening and opened >= MIN_OPENED_WORDS:
+                    for held_piece, held_line in opening:
+                        chosen[held_piece][held_line] = True
+                    opening = []
             elif squeezed(line) in piece.placed:
                 if between:  # the lines before opened only what was dropped
                     pending = []
                 pending.append((index, line_index))
-                between = 0
+                opening, between = [], 0
             else:
                 between += 1
                 if between > MAX_BETWEEN or word_count(line) > MAX_BETWEEN_WORDS:
@@ -150,7 +160,15 @@ def _cut_sentences(capture: PageCapture, segment: Segment, lines: list[str], kep
     if not cut:
         return cut
     return cut - chrome_lines(capture, segment.node_ids, chrome,
-                              landmarks=segment.post_part is None)
+                              landmarks=segment.post_part is None) - _form_lines(capture, segment)
+
+
+def _form_lines(capture: PageCapture, segment: Segment) -> set[str]:
+    """The squeezed lines of a segment with text in a form (a sign-up box's "Thanks for
+    signing up!")."""
+    return {squeezed(" ".join(piece for _, piece in line))
+            for line in reading_lines(capture, segment.node_ids)
+            if any("form" in capture.nodes[node_id].inside for node_id, _ in line)}
 
 
 def _short_sentence(line: str) -> bool:
@@ -161,7 +179,8 @@ def _short_sentence(line: str) -> bool:
 
 def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome) -> set[str]:
     """The squeezed lines of a segment that the page shows as headings (all their text inside
-    ``h1``–``h6`` or set at :func:`headline_size`), not links and not marked as chrome."""
+    ``h1``–``h6`` or set at :func:`headline_size`), not links, not marked as chrome and not in a
+    form (a newsletter box's title)."""
     lines = reading_lines(capture, node_ids)
     large = headline_size(lines, chrome)
     found = set()
@@ -169,7 +188,7 @@ def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome)
         nodes = [capture.nodes[node_id] for node_id, _ in line]
         if (all(chrome.heading[node.id] or chrome.sizes[node.id] >= large for node in nodes)
                 and not all("link" in node.inside for node in nodes)
-                and not any(chrome.marked[node.id] for node in nodes)):
+                and not any(chrome.marked[node.id] or "form" in node.inside for node in nodes)):
             found.add(squeezed(" ".join(piece for _, piece in line)))
     return found
 
