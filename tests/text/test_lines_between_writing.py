@@ -10,6 +10,7 @@ from test_posts import SENTENCES, render
 import wps
 from wps.config import default_config
 from wps.decide.between import _kept_flags
+from wps.decide.lines import small_form_text
 from wps.pipeline import PipelineOptions
 
 ARTICLE = " ".join(SENTENCES)
@@ -83,3 +84,30 @@ def test_short_sentences_between_paragraphs_are_the_articles(text_browser, tmp_p
         holder = next(s for s in kept(result) if line in s.main_text)
         assert holder.unit == "article"
     assert "All rights reserved." not in text
+
+
+def test_a_sign_up_box_is_no_section_but_a_page_wrapping_form_is_no_box(text_browser, tmp_path):
+    # A newsletter box between the paragraphs has a heading and a thanks line set before
+    # writing; they are the box's. An ASP.NET page holds all its text in one form: its
+    # article's section headings are still the article's.
+    box = ("<form class='signup'><h3>The Baker's Letter</h3><input type='email'>"
+           "<p>Thanks for signing up!</p></form>")
+    story = (f"<article><h1>Rye</h1><p>{ARTICLE}</p>{box}<p>{ARTICLE}</p><h2>Water and salt</h2>"
+             f"<p>{ARTICLE}</p><p>{ARTICLE}</p></article>")
+    for wrapped in (False, True):
+        body = (f"<form id='aspnetForm'><input type='search'>{story}</form>" if wrapped
+                else story)
+        result = wps.segment(render(text_browser, tmp_path, body, f"page{wrapped}.html"))
+        text = "\n".join(s.main_text for s in kept(result))
+        assert "Water and salt" in text, wrapped
+        if not wrapped:
+            assert "The Baker's Letter" not in text and "Thanks for signing up!" not in text
+
+
+def test_small_forms_are_boxes_to_type_into(text_browser, tmp_path):
+    body = ("<form id='signup'><h3>The Baker's Letter</h3><input type='email'></form>"
+            f"<form id='page'><input type='search'><p>{ARTICLE}</p><p>{ARTICLE}</p></form>"
+            f"<form id='usertext'><p>{SENTENCES[0]}</p><textarea hidden></textarea></form>")
+    capture = render(text_browser, tmp_path, body)
+    boxed = {capture.nodes[node_id].text for node_id in small_form_text(capture)}
+    assert boxed == {"The Baker's Letter"}

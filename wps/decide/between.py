@@ -84,12 +84,13 @@ def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment]
         reasons = set(segment.reasons)
         if segment.kept:
             kept = _kept_flags(lines, segment.main_text.splitlines())
-            placed = set() if comments else (heading_lines(capture, segment.node_ids, chrome)
-                                             | _cut_sentences(capture, segment, lines, kept,
-                                                              chrome))
+            placed = set() if comments else (
+                heading_lines(capture, segment.node_ids, chrome)
+                | _cut_sentences(capture, segment, lines, kept, chrome))
             pieces.append(_Piece(segment, lines, kept, placed))
         elif (lines and not comments and reasons <= DROPPED_SENTENCES
-              and all(map(_short_sentence, lines)) and not _form_lines(capture, segment)):
+              and all(map(_short_sentence, lines))
+              and not any(node_id in chrome.forms for node_id in segment.node_ids)):
             pieces.append(_Piece(segment, lines, [False] * len(lines), set(map(squeezed, lines)),
                                  sentences=True))
         elif lines and not comments and reasons <= DROPPED_ALONE:
@@ -160,15 +161,7 @@ def _cut_sentences(capture: PageCapture, segment: Segment, lines: list[str], kep
     if not cut:
         return cut
     return cut - chrome_lines(capture, segment.node_ids, chrome,
-                              landmarks=segment.post_part is None) - _form_lines(capture, segment)
-
-
-def _form_lines(capture: PageCapture, segment: Segment) -> set[str]:
-    """The squeezed lines of a segment with text in a form (a sign-up box's "Thanks for
-    signing up!")."""
-    return {squeezed(" ".join(piece for _, piece in line))
-            for line in reading_lines(capture, segment.node_ids)
-            if any("form" in capture.nodes[node_id].inside for node_id, _ in line)}
+                              landmarks=segment.post_part is None)
 
 
 def _short_sentence(line: str) -> bool:
@@ -179,8 +172,8 @@ def _short_sentence(line: str) -> bool:
 
 def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome) -> set[str]:
     """The squeezed lines of a segment that the page shows as headings (all their text inside
-    ``h1``–``h6`` or set at :func:`headline_size`), not links, not marked as chrome and not in a
-    form (a newsletter box's title)."""
+    ``h1``–``h6`` or set at :func:`headline_size`), not links, not marked as chrome and not in
+    a small form (:func:`wps.decide.lines.small_form_text`: a newsletter box's title)."""
     lines = reading_lines(capture, node_ids)
     large = headline_size(lines, chrome)
     found = set()
@@ -188,7 +181,8 @@ def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome)
         nodes = [capture.nodes[node_id] for node_id, _ in line]
         if (all(chrome.heading[node.id] or chrome.sizes[node.id] >= large for node in nodes)
                 and not all("link" in node.inside for node in nodes)
-                and not any(chrome.marked[node.id] or "form" in node.inside for node in nodes)):
+                and not any(chrome.marked[node.id] for node in nodes)
+                and not any(node.id in chrome.forms for node in nodes)):
             found.add(squeezed(" ".join(piece for _, piece in line)))
     return found
 

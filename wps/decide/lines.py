@@ -3,7 +3,8 @@ not prose (spec fields, user-info rows, "Read 664 more words", form labels).
 
 A line goes when it does not end a sentence and is a ``Key: value`` field (``Pros: Quiet, Light``
 lists too), mostly digits, or too short to be a sentence; and, by where it stands on the page, when
-it is one link (a teaser's "read the article" line), a heading, a line of a header, footer, nav or
+it is one link (a teaser's "read the article" line), a line of a small form (a sign-up box), a
+heading, a line of a header, footer, nav or
 aside without a sentence ("Commenting on this article is closed."), inside an element named
 as chrome (``readmore``, ``footnote``, ``disclaimer``, ``byline``: Readability's negative class
 words, those that never hold writing, weighed against positive ones by :mod:`wps.page.names`)
@@ -23,6 +24,7 @@ import numpy as np
 from ..model import PageCapture
 from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..page.reading import reading_lines
+from ..page.tree import nearest
 from ..text.code import looks_like_code
 from ..text.sentences import ends_sentence, is_sentence, sentence_share
 from .features import FIELD_LINE, HEADING_TAGS, PageFacts, word_count
@@ -133,6 +135,8 @@ class PageChrome:
     owners: list[tuple[int, ...]]
     sizes: list[float]
     body_size: float
+    forms: frozenset[int] = frozenset()
+    """The text nodes in a small form (:func:`small_form_text`)."""
 
 
 def page_chrome(capture: PageCapture, facts: PageFacts,
@@ -146,7 +150,40 @@ def page_chrome(capture: PageCapture, facts: PageFacts,
     if marked is None:
         marked = np.zeros(len(capture.nodes), dtype=bool)
     return PageChrome(heading, marked, chrome_owners(capture, NEGATIVE_NAMES),
-                      facts.font_sizes.tolist(), facts.body_font_size)
+                      facts.font_sizes.tolist(), facts.body_font_size, small_form_text(capture))
+
+
+SMALL_FORM_CHARS = 1000
+"""A form with less text than this is a box beside the writing, not a page-wrapping form."""
+
+
+ENTRY_TYPES = frozenset({"", "text", "email", "search", "password", "tel", "url", "number"})
+"""Input types a reader types into (an ``input`` without a type is a text box)."""
+
+
+def small_form_text(capture: PageCapture) -> frozenset[int]:
+    """The text nodes inside a form that has a box to type into (a visible text ``input`` or
+    ``textarea``) and holds less than :data:`SMALL_FORM_CHARS` of text: a sign-up, search or
+    login box (its title, labels and "Thanks for signing up!"). Not a form that wraps the page
+    (ASP.NET pages hold all their text in one), nor one without a visible box to type into (old
+    reddit sets each comment in a form whose edit box is hidden)."""
+    owner: dict[int, int] = {}
+    chars: dict[int, int] = {}
+    entry: set[int] = set()
+    for node in capture.nodes:
+        if "form" not in node.inside:
+            continue
+        form = nearest(capture, node.id, "FORM")
+        if form is None:
+            continue
+        if node.is_text:
+            owner[node.id] = form
+            chars[form] = chars.get(form, 0) + len(node.text.strip())
+        elif node.tag == "TEXTAREA" or (node.tag == "INPUT"
+                                        and node.attrs.get("type", "").lower() in ENTRY_TYPES):
+            entry.add(form)
+    return frozenset(node_id for node_id, form in owner.items()
+                     if form in entry and chars[form] < SMALL_FORM_CHARS)
 
 
 def headline_size(lines: list, chrome: PageChrome) -> float:
@@ -170,7 +207,8 @@ def headline_size(lines: list, chrome: PageChrome) -> float:
 def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
     """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
-    chrome, squeezed: all inside links; all inside ``chrome.marked`` nodes; all inside
+    chrome, squeezed: all inside links; all inside a small form (a sign-up box's title and
+    thanks: ``chrome.forms``); all inside ``chrome.marked`` nodes; all inside
     headings or set as headings by their size (:func:`headline_size`), unless the line is a
     sentence with its terminal (an interview's question set as a heading; a headline of eight
     words without one is a title, not an unended sentence); all inside chrome-named elements
@@ -185,6 +223,7 @@ def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
         nodes = [capture.nodes[node_id] for node_id, _ in line]
         text = " ".join(piece for _, piece in line)
         if (all("link" in node.inside for node in nodes)
+                or all(node.id in chrome.forms for node in nodes)
                 or all(chrome.marked[node.id] or any(owner in small
                                                     for owner in chrome.owners[node.id])
                        for node in nodes)
