@@ -227,8 +227,10 @@ def test_a_page_wrapped_in_one_form_is_still_an_article(text_browser, tmp_path):
 def test_post_names():
     assert post_name({"class": "postbitlegacy postbitim postcontainer", "id": "post_1"})
     assert post_name({"itemtype": "https://schema.org/Comment"}) == "Comment"
-    for part in ("comment-content", "comments-area", "post-date", "comment-reply-link"):
+    for part in ("comment-content", "comments-area", "post-date", "comment-reply-link",
+                 "post__sidebar", "comment__item"):  # BEM elements of a post are its parts
         assert post_name({"class": part}) is None, part
+    assert post_name({"class": "thread__post"}) == "thread__post"
 
 
 @pytest.mark.parametrize("verdict_share", [0.0, 1.0])

@@ -141,12 +141,25 @@ def _post_name(classes: str, element_id: str, role: str, item_type: str,
         return None  # most names: no record word anywhere, so no need to split them
     for name in [*classes.split(), element_id, role, item_prop]:
         words = class_words(name)
-        if not words or any(_is_part(word) for word in words):
+        if not words or any(_is_part(word) for word in words) or _element_of_a_post(name):
             continue
         if any(word.startswith(RECORD_WORDS) and not word.endswith("s") or word in RECORD_WORDS
                for word in words):
             return _DIGITS.sub("", name)
     return None
+
+
+def _element_of_a_post(name: str) -> bool:
+    """A BEM element of a post block (``post__sidebar``, ``comment__item``: the part before
+    ``__`` names one post): a part of a post, whatever the element is called. An element of a
+    list (``comments__item``) or another block (``thread__post``) is judged by its words.
+
+    >>> _element_of_a_post("post__sidebar"), _element_of_a_post("thread__post")
+    (True, False)
+    """
+    block, separator, _ = name.partition("__")
+    return bool(separator) and any(word.startswith(RECORD_WORDS) and not word.endswith("s")
+                                   for word in class_words(block))
 
 
 def _is_part(word: str) -> bool:
