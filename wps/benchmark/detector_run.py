@@ -274,12 +274,16 @@ benchmark row is in-sample) and trafilatura's default extraction of the same pag
 
 readability-dev and the article benchmark: macro precision, recall and F1 of 4-gram shingles
 against the reference (the metric of `readability-dev/score.py`), pages with F1 under 0.5, and
-recall against the reference with the lines that are the page's headings aside; for the
+recall against the reference with the lines that are the page's headings aside (from
+`main-s15` on, aside on both sides: the kept text's heading lines too, since the detector keeps
+an article's section headings in place, and a heading between two paragraphs would break the
+reference's 4-grams across it); for the
 detector rows also precision and F1 with the pieces of posts aside (comments and answers, which
 the detector keeps by design, each on its own, and an article's reference text leaves out);
 and "by design": every row against the reference without its heading lines and its lines that
-stand in a `pre` or `code` block of the page (what the detector leaves out by design: headings
-are not prose, programs are not writing), the detector rows with posts aside. Prose set in `pre`
+stand in a `pre` or `code` block of the page (what the detector leaves out by design: a title
+and headings alone are not prose, programs are not writing; from `main-s15` on, headings aside on
+both sides), the detector rows with posts aside. Prose set in `pre`
 (a plain-text document) is aside there too: the by-design figure does not measure it.
 nonarticle-dev: its `check.py` (prose strings kept, non-prose strings leaked, posts whole in a
 kept segment holding no other post, kept characters on index/login/table pages); trafilatura's
