@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from wps.text.extract import MainBlock, MainText
-from wps.text.mapping import align_main_text, build_text_stream, normalise
+from wps.text.mapping import align_main_text, build_text_stream, normalise, normalise_all
 
 
 def main(*texts: str) -> MainText:
@@ -50,6 +50,10 @@ def test_every_path_of_normalise_means_the_same_as_character_by_character(text: 
     for sample in samples:
         folded, offsets = normalise(sample)
         assert (folded, offsets.tolist()) == _normalised_char_by_char(sample)
+    # a page's blocks normalised in one pass: each as if alone, offsets into its own text
+    blocks = [sample[:cut] for sample, cut in zip(samples, range(0, 60, 3))] + [""]
+    for block, (folded, offsets) in zip(blocks, normalise_all(blocks), strict=True):
+        assert (folded, offsets.tolist()) == _normalised_char_by_char(block)
 
 
 def test_stream_maps_compact_characters_to_nodes(make_capture) -> None:

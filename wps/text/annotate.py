@@ -253,20 +253,22 @@ def _unit_stats(report: TextReport, positions: np.ndarray, main_text: str,
 
 def _match_summary(report: TextReport, page: PageText, positions: np.ndarray,
                    overlap: float) -> dict[str, object]:
-    """Overlap with main text and the weakest match of the blocks covering the segment."""
+    """Overlap with main text, the weakest match of the blocks covering the segment, and the
+    share of its matched characters in blocks the extractor took as comments."""
     stream = report.alignment.stream
-    inside = np.isin(stream.owner, positions)
-    indices = np.unique(page.match_of_char[inside])
-    indices = indices[indices >= 0]
-    if len(indices) == 0:
+    held = np.zeros(len(stream.node_ids), dtype=bool)
+    held[positions] = True
+    covered = page.match_of_char[held[stream.owner]]
+    covered = covered[covered >= 0]
+    if len(covered) == 0:
         return {"overlap": round(overlap, 4), "match": "none", "score": 0.0}
+    chars = np.bincount(covered)
+    indices = np.flatnonzero(chars)
     matches = [report.alignment.matches[i] for i in indices.tolist()]
     rank = {"exact": 0, "anchor": 1, "fuzzy": 2}
     weakest = max(matches, key=lambda m: (rank[m.match], -m.score))
-    covered = page.match_of_char[inside]
-    covered = covered[covered >= 0]
-    comments = sum(int(np.count_nonzero(covered == i)) for i, m in zip(indices.tolist(), matches)
+    comments = sum(int(chars[i]) for i, m in zip(indices.tolist(), matches)
                    if m.block.kind == "comment")
     return {"overlap": round(overlap, 4), "match": weakest.match,
             "score": round(min(m.score for m in matches), 2),
-            "comment_share": round(comments / max(len(covered), 1), 4)}
+            "comment_share": round(comments / len(covered), 4)}

@@ -19,7 +19,7 @@ from ..model import PageCapture
 from .extract import MainBlock, MainText
 
 __all__ = ["TextStream", "BlockMatch", "Alignment", "build_text_stream", "normalise",
-           "align_main_text"]
+           "normalise_all", "align_main_text"]
 
 ANCHOR_CHARS = 40
 FUZZY_CUTOFF = 88.0
@@ -116,26 +116,35 @@ class Alignment:
 
 
 def normalise(text: str) -> tuple[str, np.ndarray]:
-    """``text`` normalised for alignment, and each kept character's offset in ``text``."""
-    one_to_one: str | None = text
-    if not unicodedata.is_normalized("NFKC", text):
-        # Normalised character by character, as below; where each maps to one (a no-break
-        # space to a space), the whole text at once, in C rather than a Python loop.
-        changed = {char: mapped for char in set(text)
-                   if (mapped := unicodedata.normalize("NFKC", char)) != char}
-        one_to_one = (text.translate(str.maketrans(changed))
-                      if all(len(mapped) == 1 for mapped in changed.values()) else None)
-    if one_to_one is not None:
-        folded = one_to_one.casefold()
-        if len(folded) == len(text):  # casefold never empties a character: all map 1:1
-            return _compact(folded, np.arange(len(text), dtype=np.int64))
-    pieces: list[str] = []
-    sources: list[int] = []
-    for position, char in enumerate(text):
-        mapped = unicodedata.normalize("NFKC", char).casefold()
-        pieces.append(mapped)
-        sources.extend([position] * len(mapped))
-    return _compact("".join(pieces), np.asarray(sources, dtype=np.int64))
+    """``text`` normalised for alignment, and each kept character's offset in ``text``.
+
+    Every character is mapped on its own (NFKC, then casefolded), as one ``str.translate`` over
+    the text's distinct characters; a character that maps to several (``ß`` to ``ss``) gives
+    each of them its offset."""
+    mapped = {char: folded for char in set(text)
+              if (folded := unicodedata.normalize("NFKC", char).casefold()) != char}
+    sources = np.arange(len(text), dtype=np.int64)
+    if mapped:
+        longer = {char: folded for char, folded in mapped.items() if len(folded) != 1}
+        if longer:
+            codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+            lengths = np.ones(len(text), dtype=np.int64)
+            for char, folded in longer.items():
+                lengths[codes == ord(char)] = len(folded)
+            sources = np.repeat(sources, lengths)
+        text = text.translate(str.maketrans(mapped))
+    return _compact(text, sources)
+
+
+def normalise_all(texts: list[str]) -> list[tuple[str, np.ndarray]]:
+    """:func:`normalise` of each of ``texts``, in one pass over them all (a page's blocks)."""
+    if not texts:
+        return []
+    compact, sources = normalise("\n".join(texts))  # the line breaks are dropped as whitespace
+    starts = np.cumsum([0] + [len(text) + 1 for text in texts])
+    bounds = np.searchsorted(sources, starts[:-1], side="left").tolist() + [len(compact)]
+    return [(compact[bounds[i]:bounds[i + 1]], sources[bounds[i]:bounds[i + 1]] - starts[i])
+            for i in range(len(texts))]
 
 
 def _compact(text: str, sources: np.ndarray) -> tuple[str, np.ndarray]:
@@ -175,8 +184,8 @@ def align_main_text(capture: PageCapture, main_text: MainText,
                           space_known=np.zeros(len(page), dtype=bool),
                           space_before=np.zeros(len(page), dtype=bool))
     cursor = 0
-    for block in main_text.blocks:
-        needle, offsets = normalise(block.text)
+    for block, (needle, offsets) in zip(main_text.blocks,
+                                        normalise_all([block.text for block in main_text.blocks])):
         found = _locate(needle, page, cursor) if needle else BlockMatch(block, "none", 0.0)
         found.block = block
         alignment.matches.append(found)
@@ -192,11 +201,21 @@ def _record_spaces(alignment: Alignment, text: str, offsets: np.ndarray, start: 
     """Mark which characters of an exactly matched block follow whitespace in the block."""
     end = start + len(offsets)
     alignment.space_known[start:end] = True
-    gaps = np.flatnonzero(np.diff(offsets) > 1) + 1
-    for k in gaps.tolist():
-        if any(ch.isspace() for ch in text[offsets[k - 1] + 1:offsets[k]]):
-            alignment.space_before[start + k] = True
     alignment.space_before[start] = True
+    gaps = np.flatnonzero(np.diff(offsets) > 1) + 1
+    if not len(gaps):
+        return
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    spaces = np.concatenate(([0], np.cumsum(_SPACE[np.minimum(codes, _SPACE_LIMIT)])))
+    # whitespace among the characters the normalisation dropped between two kept ones
+    spaced = spaces[offsets[gaps]] > spaces[offsets[gaps - 1] + 1]
+    alignment.space_before[start + gaps[spaced]] = True
+
+
+_SPACE_LIMIT = 0x3001
+_SPACE = np.array([chr(code).isspace() for code in range(_SPACE_LIMIT)] + [False], dtype=np.int64)
+"""``str.isspace`` over code points (none above U+3000 is whitespace; the last entry stands
+for all of them)."""
 
 
 def _locate(needle: str, page: str, cursor: int) -> BlockMatch:

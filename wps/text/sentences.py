@@ -190,6 +190,8 @@ def token_count(text: str) -> int:
     >>> token_count("這次介紹的 ok"), token_count("hello world")
     (6, 2)
     """
+    if text.isascii() or max(text) < FIRST_UNSPACED:  # no letter of those scripts: at once
+        return len(text.split())
     if not _ANY_UNSPACED.search(text) and not _CHAR_TOKENS.search(text):
         return len(text.split())
     chars = len(_CHAR_TOKENS.findall(text))
