@@ -353,8 +353,9 @@ class Segment:
     main_text_rescued: bool | None = None
     """Decision: prose the extractor missed, its own text made its main text."""
     rescue_overrides: list[str] | None = None
-    """Decision: the filter reasons the rescue overrides (``wps filter`` rescues again only
-    where the rules give no other reason)."""
+    """Decision: the filter reasons the rescue overrides, or that a segment kept for the lines
+    it holds between the article's writing had (:mod:`wps.decide.between`); ``wps filter`` keeps
+    it again only where the rules give no other reason."""
     main_text_untrimmed: str | None = None
     """Decision: the main text the filter rules judged, where lines were cut or a rescue
     replaced it (``wps filter`` judges a written line as the pipeline did)."""

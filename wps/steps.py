@@ -161,12 +161,12 @@ class RefilterStep(PipelineStep):
         apply_rules(segments, self.segment_rules)
         for segment, main_text, reasons in zip(segments, trimmed, carried):
             segment.main_text = main_text
-            if segment.main_text_rescued:
-                overrides = segment.rescue_overrides
-                if overrides is None:  # written before the overrides were: rescued text judged
-                    segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
-                elif set(segment.reasons) <= set(overrides):
-                    segment.reasons = []
+            overrides = segment.rescue_overrides
+            if segment.main_text_rescued and overrides is None:
+                # written before the overrides were: rescued text judged
+                segment.reasons = [r for r in segment.reasons if r not in RESCUABLE]
+            elif overrides is not None and set(segment.reasons) <= set(overrides):
+                segment.reasons = []  # a rescue, or a line put back between writing
             segment.reasons += [r for r in reasons if r not in segment.reasons]
             segment.kept = not segment.reasons
 

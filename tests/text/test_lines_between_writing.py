@@ -111,3 +111,28 @@ def test_small_forms_are_boxes_to_type_into(text_browser, tmp_path):
     capture = render(text_browser, tmp_path, body)
     boxed = {capture.nodes[node_id].text for node_id in small_form_text(capture)}
     assert boxed == {"The Baker's Letter"}
+
+
+def test_wps_filter_with_the_same_rules_keeps_the_lines_put_back(tmp_path):
+    # A heading alone was dropped by the filters for being short, and put back between the
+    # writing by the decision: re-filtering with the same rules keeps it, as a rescue.
+    import json
+
+    from wps.cli import main
+
+    sections = "".join(f"<h2>{title}</h2><div style='margin-top: 200px'><p>{ARTICLE}</p>"
+                       f"<p>{ARTICLE}</p></div>" for title in SECTIONS[1:])
+    page = tmp_path / "page.html"
+    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>t</title></head>"
+                    f"<body><article><h1>Rye</h1><p>{ARTICLE}</p><p>{ARTICLE}</p>{sections}"
+                    f"</article></body></html>", encoding="utf-8")
+    assert main(["segment", str(page), "--out", str(tmp_path / "out")]) == 0
+    segments = tmp_path / "out" / "segments.jsonl"
+    assert main(["filter", str(segments), "--out", str(tmp_path / "again.jsonl")]) == 0
+
+    def kept(path):
+        return [(r["segment_id"], r["main_text"]) for r in map(json.loads, open(path)) if r["kept"]]
+
+    before = kept(segments)
+    assert any(text == SECTIONS[1] for _, text in before)  # a heading alone, put back
+    assert kept(tmp_path / "again.jsonl") == before

@@ -35,8 +35,9 @@ from .lines import PageChrome, chrome_lines, headline_size, squeezed
 
 __all__ = ["keep_lines_between_writing", "heading_lines"]
 
-DROPPED_ALONE = frozenset({"not_prose", "too_little_prose", "too_few_tokens", "too_few_chars",
-                           "no_long_block"})
+SHORT_REASONS = frozenset({"too_few_tokens", "too_few_chars", "no_long_block"})
+"""The filter rules' reasons against a text for being short."""
+DROPPED_ALONE = SHORT_REASONS | {"not_prose", "too_little_prose"}
 """A segment dropped only for these may be a section's heading alone."""
 DROPPED_SENTENCES = DROPPED_ALONE | {"link_share"}
 """A segment dropped only for these may be a short sentence alone (one that links to a note)."""
@@ -145,6 +146,9 @@ def _restore(pieces: list[_Piece]) -> int:
         segment = piece.segment
         segment.main_text = "\n".join(line for line, keep in zip(piece.lines, flags) if keep)
         if not segment.kept:
+            # as a rescue: ``wps filter`` keeps it again where the rules give no other reason
+            segment.rescue_overrides = sorted(set(segment.reasons) & (SHORT_REASONS
+                                                                     | {"link_share"}))
             segment.kept = True
             segment.reasons.clear()
             segment.kind = "prose" if piece.sentences else "heading"
