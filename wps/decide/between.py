@@ -97,7 +97,8 @@ def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment]
         elif lines and not comments and reasons <= DROPPED_ALONE:
             headings = heading_lines(capture, segment.node_ids, chrome)
             alone = all(squeezed(line) in headings for line in lines)
-            pieces.append(_Piece(segment, lines, [False] * len(lines), headings if alone else set()))
+            pieces.append(_Piece(segment, lines, [False] * len(lines),
+                                 headings if alone else set()))
         else:
             text = [line for line in segment.text.splitlines() if line.strip()]
             pieces.append(_Piece(segment, text, [False] * len(text), set()))

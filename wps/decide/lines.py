@@ -9,9 +9,10 @@ aside without a sentence ("Commenting on this article is closed."), inside an el
 as chrome (``readmore``, ``footnote``, ``disclaimer``, ``byline``: Readability's negative class
 words, those that never hold writing, weighed against positive ones by :mod:`wps.page.names`)
 that holds a small share of the segment's text, or the text of a list of posts outside its posts
-(:func:`wps.posts.records.post_list_chrome`: "3 comments", "No reviews yet"). Alone, a heading is not
-writing; the headings and short sentences that stand between an article's paragraphs are put back
-afterwards (:mod:`wps.decide.between`). The article profile (``eval/articles.toml``) trims nothing.
+(:func:`wps.posts.records.post_list_chrome`: "3 comments", "No reviews yet"). Alone, a heading
+is not writing; the headings and short sentences that stand between an article's paragraphs are
+put back afterwards (:mod:`wps.decide.between`). The article profile (``--profile article``)
+runs no decision, so it trims nothing.
 """
 
 from __future__ import annotations
