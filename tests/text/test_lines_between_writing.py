@@ -136,3 +136,16 @@ def test_wps_filter_with_the_same_rules_keeps_the_lines_put_back(tmp_path):
     before = kept(segments)
     assert any(text == SECTIONS[1] for _, text in before)  # a heading alone, put back
     assert kept(tmp_path / "again.jsonl") == before
+
+
+def test_a_short_article_in_a_small_form_is_no_box(text_browser, tmp_path):
+    # A page that sets all its text in one form with a search box: a short article (120 words,
+    # under 1,000 characters) makes the form small, but it is the segment's writing, not a box
+    # beside it: its lines stay.
+    paragraphs = "".join(f"<p>{sentence}</p>" for sentence in SENTENCES + SENTENCES[:1])
+    body = (f"<form id='aspnetForm'><input type='search'><article><h1>Rye</h1>{paragraphs}"
+            f"</article></form>")
+    capture = render(text_browser, tmp_path, body)
+    assert small_form_text(capture)  # the form is small
+    text = "\n".join(s.main_text for s in kept(wps.segment(capture)))
+    assert all(sentence in text for sentence in SENTENCES)

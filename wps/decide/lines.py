@@ -167,7 +167,9 @@ def small_form_text(capture: PageCapture) -> frozenset[int]:
     ``textarea``) and holds less than :data:`SMALL_FORM_CHARS` of text: a sign-up, search or
     login box (its title, labels and "Thanks for signing up!"). Not a form that wraps the page
     (ASP.NET pages hold all their text in one), nor one without a visible box to type into (old
-    reddit sets each comment in a form whose edit box is hidden)."""
+    reddit sets each comment in a form whose edit box is hidden). Lines, not segments: a
+    segment's kind and form share count the words per control instead
+    (:func:`wps.decide.features.form_nodes`)."""
     owner: dict[int, int] = {}
     chars: dict[int, int] = {}
     entry: set[int] = set()
@@ -208,8 +210,11 @@ def headline_size(lines: list, chrome: PageChrome) -> float:
 def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
     """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
-    chrome, squeezed: all inside links; all inside a small form (a sign-up box's title and
-    thanks: ``chrome.forms``); all inside ``chrome.marked`` nodes; all inside
+    chrome, squeezed: all inside links; all inside small forms (a sign-up box's title and
+    thanks: ``chrome.forms``) that hold a small share of the segment's text (not a short
+    article that a page set in one form with a search box), but for a post's lines (with
+    ``landmarks`` off); all inside ``chrome.marked``
+    nodes; all inside
     headings or set as headings by their size (:func:`headline_size`), unless the line is a
     sentence with its terminal (an interview's question set as a heading; a headline of eight
     words without one is a title, not an unended sentence); all inside chrome-named elements
@@ -219,12 +224,13 @@ def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
     lines = reading_lines(capture, node_ids)
     small = _small_owners(capture, lines, chrome.owners)
     large = headline_size(lines, chrome)
+    boxed = _beside_the_writing(lines, chrome.forms)
     found = set()
     for line in lines:
         nodes = [capture.nodes[node_id] for node_id, _ in line]
         text = " ".join(piece for _, piece in line)
         if (all("link" in node.inside for node in nodes)
-                or all(node.id in chrome.forms for node in nodes)
+                or (boxed and landmarks and all(node.id in chrome.forms for node in nodes))
                 or all(chrome.marked[node.id] or any(owner in small
                                                     for owner in chrome.owners[node.id])
                        for node in nodes)
@@ -235,6 +241,18 @@ def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                     and not sentence_share(text))):
             found.add(squeezed(text))
     return frozenset(found)
+
+
+def _beside_the_writing(lines: list, forms: frozenset[int]) -> bool:
+    """Whether the segment's text in ``forms`` is at most :data:`MAX_NAMED_SHARE` of it."""
+    if not forms:
+        return False
+    boxed = total = 0
+    for line in lines:
+        for node_id, piece in line:
+            total += len(piece)
+            boxed += len(piece) if node_id in forms else 0
+    return 0 < boxed <= MAX_NAMED_SHARE * total
 
 
 def _small_owners(capture: PageCapture, lines: list, owners: list[tuple[int, ...]]) -> set[int]:
