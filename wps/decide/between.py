@@ -8,14 +8,16 @@ both are its writer's, and the article reaches the detector as one text (its uni
 
 So, on a page judged an article, inside the article's span (:func:`wps.decide.step._article_span`),
 a line the extractor kept that is a heading (in ``h1``–``h6`` or set as one by its size, not a
-link, not marked as chrome) or a short sentence (alone in its segment, or cut from a kept one
-for being short, not as chrome) stays where it stands after
-some of the article's kept writing and before more of it, with at most one short dropped line
-between it and the writing it opens (a photo's credit, "Advertisement") and no dropped line
-between headings in a row. What does not stay: the article's title (before all its writing), a
-heading that closes it ("Related stories": nothing of the article follows), headings after a
-thread's posts (none of the article's writing since), a teaser's linked title, and headings the
-extractor took as comments ("Comments", "Discuss this article").
+link, not marked as chrome, not in a small form) or a short sentence (alone in its segment, or
+cut from a kept one for being short, not as chrome) stays where it stands after some of the
+article's kept writing and before :data:`MIN_OPENED_WORDS` more of it, with at most one short
+dropped line between it and the writing it opens (a photo's credit, "Advertisement") and no
+dropped line between headings in a row. What does not stay: the article's title (before all its
+writing), a heading that closes it ("Related stories": nothing of the article follows), headings
+after a thread's posts (none of the article's writing since), a teaser's linked title, and
+headings the extractor took as comments ("Comments", "Discuss this article"). A segment kept for
+such lines alone carries the filter reasons it was kept over as ``rescue_overrides``, so
+``wps filter`` keeps it again.
 
 Held out by site (``main-s14e`` → ``main-s15``, ``eval/results/detector.md``, with the small-form
 and BEM changes beside it): readability-dev F1 .9312 → .9396, article benchmark F1 .933 → .940;
@@ -88,7 +90,9 @@ def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment]
         reasons = set(segment.reasons)
         if segment.kept:
             kept = _kept_flags(lines, segment.main_text.splitlines())
-            placed = set() if comments else (
+            aligned = sum(kept) == len([line for line in segment.main_text.splitlines()
+                                        if line.strip()])  # else leave it as it is
+            placed = set() if comments or not aligned else (
                 heading_lines(capture, segment.node_ids, chrome)
                 | _cut_sentences(capture, segment, lines, kept, chrome))
             pieces.append(_Piece(segment, lines, kept, placed))
