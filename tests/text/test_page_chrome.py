@@ -224,3 +224,15 @@ def test_a_short_story_behind_a_login_form_is_kept_where_the_page_declares_an_ar
     else:
         assert result.verdict.is_article
         assert SENTENCES[0] in kept_text(result)
+
+
+def test_an_article_in_a_page_wrapping_form_with_many_controls_stays(text_browser, tmp_path):
+    # ASP.NET sets the whole page in one form; with its search, language and newsletter boxes
+    # the form has few words per control, but its paragraphs are the article, not a box's text.
+    boxes = ("<input type='search'><button>Search</button><select><option>EN</option></select>"
+             "<input type='email'><button>Subscribe</button>")
+    body = (f"<form id='aspnetForm'><div id='top'>{boxes}</div><div id='main'><h1>Baking rye at "
+            f"home</h1><p>{ARTICLE}</p><p>{SHOP_BLURB}</p><p>{ARTICLE}</p></div></form>")
+    result = run(render(text_browser, tmp_path, body))
+    assert result.verdict.is_article
+    assert SENTENCES[0] in kept_text(result) and SHOP_BLURB[:60] in kept_text(result)

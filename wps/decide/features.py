@@ -58,6 +58,12 @@ order form: its text does not count as form text. Login, search and registration
 one control per 10-60 words."""
 
 
+MIN_FORM_PARAGRAPHS = 2
+MIN_PARAGRAPH_WORDS = 25
+"""A form holding this many ``p`` elements of this many words is writing that a page set in a
+form, not an interface box (a cookie or sign-up box has one paragraph, if any)."""
+
+
 NODE_COUNTS = ("chars", "link", "list_table", "form", "nav", "controls")
 """The rows of :attr:`PageFacts.counts`."""
 LANDMARK_CONTEXTS = frozenset({"nav", "header", "footer", "aside"})
@@ -120,15 +126,30 @@ def form_nodes(capture: PageCapture) -> np.ndarray:
 
 
 def _form_box(capture: PageCapture, form: int) -> bool:
-    """Whether a ``<form>`` has at most :data:`MAX_WORDS_PER_CONTROL` words per control: its
-    subtree is walked alone (most forms are a search box; the page is not summed up for them)."""
+    """Whether a ``<form>`` is an interface box: at most :data:`MAX_WORDS_PER_CONTROL` words per
+    control, and not :data:`MIN_FORM_PARAGRAPHS` paragraphs of writing (a page that one form
+    wraps, with its search, language and newsletter boxes, holds its article's paragraphs;
+    a login or sign-up box holds labels and a line of instructions). Its subtree is walked
+    alone (most forms are a search box; the page is not summed up for them)."""
     words = controls = 0
-    for node_id in capture.descendants(form):
+    paragraphs: dict[int, int] = {}
+    stack: list[tuple[int, int | None]] = [(child, None)
+                                           for child in reversed(capture.children(form))]
+    while stack:
+        node_id, paragraph = stack.pop()
         node = capture.nodes[node_id]
         if node.tag == TEXT_TAG:
-            words += len(node.text.split())
-        elif node.tag in FORM_CONTROL_TAGS:
+            count = len(node.text.split())
+            words += count
+            if paragraph is not None:
+                paragraphs[paragraph] = paragraphs.get(paragraph, 0) + count
+            continue
+        if node.tag in FORM_CONTROL_TAGS:
             controls += 1
+        inner = node_id if node.tag == "P" else paragraph
+        stack.extend((child, inner) for child in reversed(capture.children(node_id)))
+    if sum(count >= MIN_PARAGRAPH_WORDS for count in paragraphs.values()) >= MIN_FORM_PARAGRAPHS:
+        return False
     return words <= MAX_WORDS_PER_CONTROL * max(controls, 1)
 
 
