@@ -1,6 +1,7 @@
-"""The headings between an article's paragraphs reach the detector in the article's unit; its
-title, a heading that closes it, a teaser's linked title and headings outside it do not.
-Rendered in Chromium and run through the whole pipeline."""
+"""The headings and short sentences between an article's paragraphs reach the detector in the
+article's unit (:mod:`wps.decide.between`); its title, a heading that closes it, a teaser's linked
+title, headings outside it and a sign-up box's lines do not; ``wps filter`` keeps what was put
+back. Rendered in Chromium and run through the whole pipeline."""
 
 from __future__ import annotations
 
