@@ -25,7 +25,6 @@ import numpy as np
 from ..model import PageCapture
 from ..page.names import NEGATIVE_NAMES, chrome_owners
 from ..page.reading import reading_lines
-from ..page.tree import nearest
 from ..text.code import looks_like_code
 from ..text.sentences import ends_sentence, is_sentence, sentence_share
 from .features import FIELD_LINE, HEADING_TAGS, PageFacts, word_count
@@ -173,10 +172,11 @@ def small_form_text(capture: PageCapture) -> frozenset[int]:
     owner: dict[int, int] = {}
     chars: dict[int, int] = {}
     entry: set[int] = set()
+    form_of: list[int | None] = [None] * len(capture.nodes)  # one pass, parents first
     for node in capture.nodes:
-        if "form" not in node.inside:
-            continue
-        form = nearest(capture, node.id, "FORM")
+        form = node.id if node.tag == "FORM" else (
+            form_of[node.parent] if node.parent is not None else None)
+        form_of[node.id] = form
         if form is None:
             continue
         if node.is_text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from ..model import TEXT_TAG, PageCapture, Segment
@@ -15,7 +16,7 @@ from ..text.sentences import ends_sentence, sentence_share
 from .features import PageFacts, SegmentFeatures, segment_features, word_count
 from .between import keep_lines_between_writing
 from .kinds import segment_kind
-from .lines import chrome_lines, is_prose_line, page_chrome, prose_lines, squeezed
+from .lines import PageChrome, chrome_lines, is_prose_line, page_chrome, prose_lines, squeezed
 from .page import (
     MIN_ARTICLE_ABOVE_LOGIN_WORDS,
     MIN_ARTICLE_BELOW_LOGIN_WORDS,
@@ -177,7 +178,12 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         plain = rules.is_prose(features)
         prose_chars += _sentence_chars(segment, features, plain, rules)
         pending.append((segment, features, plain))
-    named = None  # computed once, for the first kept segment
+    @cache
+    def named() -> PageChrome:
+        """The page's chrome, computed once, when a line is first judged by it."""
+        records = find_posts(capture) if posts is None else posts
+        return page_chrome(capture, facts, post_list_chrome(capture, records))
+
     clear_prose = {id(segment) for segment, features, plain in pending
                    if plain and features.sentence_share >= rules.rescue_sentence_share}
     inside = _article_span(capture, segments, clear_prose)
@@ -213,17 +219,11 @@ def decide_segments(capture: PageCapture, segments: list[Segment], rules: Decisi
         if segment.kept and not post:
             _add_bordering_sentences(segment)
         if rules.trim_lines and segment.kept:
-            if named is None:
-                posts = find_posts(capture) if posts is None else posts
-                named = page_chrome(capture, facts, post_list_chrome(capture, posts))
             _trim(segment, rules.min_words,
-                  chrome_lines(capture, segment.node_ids, named, landmarks=not post), post)
+                  chrome_lines(capture, segment.node_ids, named(), landmarks=not post), post)
     _drop_end_notices(segments)
     if rules.lines_between_writing and verdict.is_article:
-        if named is None:
-            posts = find_posts(capture) if posts is None else posts
-            named = page_chrome(capture, facts, post_list_chrome(capture, posts))
-        keep_lines_between_writing(capture, segments, inside, named)
+        keep_lines_between_writing(capture, segments, inside, named())
     assign_units(capture, segments, inside, verdict.is_article)
     return verdict
 
