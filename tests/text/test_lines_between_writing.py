@@ -150,3 +150,48 @@ def test_a_short_article_in_a_small_form_is_no_box(text_browser, tmp_path):
     assert small_form_text(capture)  # the form is small
     text = "\n".join(s.main_text for s in kept(wps.segment(capture)))
     assert all(sentence in text for sentence in SENTENCES)
+
+
+PROGRAM = ("import sys\nfor line in sys.stdin:\n    total = sum(map(int, line.split()))\n"
+           "    print(f'{line.strip()} -> {total}')\nsys.exit(0)")
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_lead_in_line_and_a_heading_over_a_program_are_the_articles(text_browser, tmp_path,
+                                                                      on):
+    # A line that introduces what follows with a colon is the writer's sentence, whether a
+    # quote, a list or a program follows; a section that opens with a program keeps its
+    # heading: the program is left out by design, not the end of the writing. A one-word label
+    # with a colon between the paragraphs is no sentence.
+    program = f"<pre><code>{PROGRAM}</code></pre>"
+    body = (f"<article><h1>Summing numbers</h1><p>{ARTICLE}</p>"
+            f"<p>Run it like this:</p>{program}<p>{ARTICLE}</p>"
+            f"<h2>Reading from a file</h2>{program}<p>{ARTICLE}</p>"
+            f"<p>Tags:</p><p>{ARTICLE}</p></article>")
+    config = default_config()
+    config["decide"]["lines_between_writing"] = on
+    result = wps.segment(render(text_browser, tmp_path, body), PipelineOptions(config=config))
+    text = "\n".join(s.main_text for s in kept(result))
+    assert ("Run it like this:" in text) == on
+    assert ("Reading from a file" in text) == on
+    assert "Tags:" not in text and "sys.stdin" not in text
+    for holder in (s for s in kept(result) if "like this:" in s.main_text):
+        assert holder.unit == "article"
+
+
+def test_a_short_sentence_inside_a_section_keeps_its_heading(text_browser, tmp_path):
+    # A heading opens the writing up to the next heading: a short sentence placed after a few
+    # words of it (a lead-in before a program) starts no section of its own. A heading over
+    # only a lead-in, in one block, is placed with it.
+    program = f"<div style='margin-top: 200px'><pre><code>{PROGRAM}</code></pre></div>"
+    block = "<div style='margin-top: 200px'>{}</div>".format
+    body = (f"<article><h1>Summing numbers</h1><p>{ARTICLE}</p>"
+            + block("<h2>On Python 2</h2>") + block("<p>Python 2 divides whole numbers and drops"
+                                                    " the rest.</p><p>It runs like this:</p>")
+            + program + block(f"<p>{ARTICLE}</p>")
+            + block("<h2>On Python 3</h2><p>Now it runs like this:</p>") + program
+            + block(f"<p>{ARTICLE}</p><p>{ARTICLE}</p>") + "</article>")
+    lines = "\n".join(s.main_text for s in kept(wps.segment(render(text_browser, tmp_path,
+                                                                    body)))).splitlines()
+    for line in ("On Python 2", "It runs like this:", "On Python 3", "Now it runs like this:"):
+        assert line in lines, line

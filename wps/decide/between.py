@@ -8,11 +8,14 @@ both are its writer's, and the article reaches the detector as one text (its uni
 
 So, on a page judged an article, inside the article's span (:func:`wps.decide.step._article_span`),
 a line the extractor kept that is a heading (in ``h1``–``h6`` or set as one by its size, not a
-link, not marked as chrome, not in a small form) or a short sentence (alone in its segment, or
-cut from a kept one for being short, not as chrome) stays where it stands after some of the
-article's kept writing and before :data:`MIN_OPENED_WORDS` more of it, with at most one short
-dropped line between it and the writing it opens (a photo's credit, "Advertisement") and no
-dropped line between headings in a row. What does not stay: the article's title (before all its
+link, not marked as chrome, not in a small form) or a short sentence (one that ends a sentence, or
+a lead-in that introduces a quote, a list or a program with a colon; alone in its segment or with
+headings, or cut from a kept one for being short, not as chrome) stays where it stands after some
+of the article's kept writing and before :data:`MIN_OPENED_WORDS` more of it, with at most one
+short dropped line or one program between it and the writing it opens (a photo's credit,
+"Advertisement", the code a lead-in introduces) and no dropped line between headings in a row.
+A heading opens the writing up to the next heading: short sentences placed inside its section do
+not end what it opens. What does not stay: the article's title (before all its
 writing), a heading that closes it ("Related stories": nothing of the article follows), headings
 after a thread's posts (none of the article's writing since), a teaser's linked title, and
 headings the extractor took as comments ("Comments", "Discuss this article"). A segment kept for
@@ -23,13 +26,15 @@ Held out by site (``main-s14e`` → ``main-s15``, ``eval/results/detector.md``, 
 and BEM changes beside it): readability-dev F1 .9312 → .9396, article benchmark F1 .933 → .940;
 nonarticle-dev's figures stayed (1 leak of 267). Written looking at the lines readability-dev
 loses; the 25 words and the comments and small-form guards after reading what it added on one
-article-benchmark page (a newsletter box and teasers) and two nonarticle-dev pages.
+article-benchmark page (a newsletter box and teasers) and two nonarticle-dev pages. Lead-ins and
+programs between (``main-s16``): written looking at readability-dev's lost lead-ins (a thread of
+quoted tweets, a SQL tutorial); the three-word floor is a label's length, not fitted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import PageCapture, Segment
 from ..page.reading import reading_lines
@@ -48,6 +53,10 @@ DROPPED_SENTENCES = DROPPED_ALONE | {"link_share"}
 """A segment dropped only for these may be a short sentence alone (one that links to a note)."""
 MAX_SENTENCE_WORDS = 20
 """A sentence this short, alone in its segment, is judged by where it stands."""
+MIN_LEAD_IN_WORDS = 3
+"""A line ending in a colon that introduces what follows ("She is still trying:", "The contents
+can be queried:") is a short sentence from this many words; a label ("Tags:", "Share this:") has
+fewer."""
 MIN_OPENED_WORDS = 25
 """A heading or short sentence stays only before this many words of kept writing (a section, a
 paragraph), not before a teaser's one-line lead or a sign-up box's blurb."""
@@ -68,9 +77,15 @@ class _Piece:
     lines: list[str]
     kept: list[bool]
     placed: set[str]
+    headings: set[str] = field(default_factory=set)
+    """The placed lines that are headings: each starts a section, so the writing before it
+    opened what it opened; a short sentence placed inside a section does not."""
     closes: bool = False
     sentences: bool = False
-    """The piece is short sentences alone."""
+    """The piece, dropped, holds short sentences (and headings, if any) alone."""
+    code: bool = False
+    """The piece is a program dropped as code: the article's, left out by design, so it stands
+    between a line and the writing it opens as one dropped line, whatever its length."""
 
 
 def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment], span: range,
@@ -92,23 +107,21 @@ def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment]
             kept = _kept_flags(lines, segment.main_text.splitlines())
             aligned = sum(kept) == len([line for line in segment.main_text.splitlines()
                                         if line.strip()])  # else leave it as it is
-            placed = set() if comments or not aligned else (
-                heading_lines(capture, segment.node_ids, chrome)
-                | _cut_sentences(capture, segment, lines, kept, chrome))
-            pieces.append(_Piece(segment, lines, kept, placed))
+            headings, placed = set(), set()
+            if aligned and not comments:
+                headings = heading_lines(capture, segment.node_ids, chrome)
+                placed = headings | _cut_sentences(capture, segment, lines, kept, chrome)
+            pieces.append(_Piece(segment, lines, kept, placed, headings))
         elif (lines and not comments and reasons <= DROPPED_SENTENCES
-              and all(map(_short_sentence, lines))
-              and not any(node_id in chrome.forms for node_id in segment.node_ids)):
-            pieces.append(_Piece(segment, lines, [False] * len(lines), set(map(squeezed, lines)),
-                                 sentences=True))
-        elif lines and not comments and reasons <= DROPPED_ALONE:
-            headings = heading_lines(capture, segment.node_ids, chrome)
-            alone = all(squeezed(line) in headings for line in lines)
-            pieces.append(_Piece(segment, lines, [False] * len(lines),
-                                 headings if alone else set()))
+              and not any(node_id in chrome.forms for node_id in segment.node_ids)
+              and (headings := _alone(capture, segment, lines, reasons, chrome)) is not None):
+            placed = set(map(squeezed, lines))
+            pieces.append(_Piece(segment, lines, [False] * len(lines), placed, headings,
+                                 sentences=not placed <= headings))
         else:
             text = [line for line in segment.text.splitlines() if line.strip()]
-            pieces.append(_Piece(segment, text, [False] * len(text), set()))
+            pieces.append(_Piece(segment, text, [False] * len(text), set(),
+                                 code="code_share" in reasons))
     return _restore(pieces)
 
 
@@ -126,10 +139,18 @@ def _restore(pieces: list[_Piece]) -> int:
         if piece.closes:
             pending, opening, seen_writing = [], [], False
             continue
+        if piece.code:
+            between += 1
+            if between > MAX_BETWEEN:
+                pending = []
+            continue
         for line_index, line in enumerate(piece.lines):
             if piece.kept[line_index]:
                 if pending and seen_writing:
-                    opening, opened = pending, 0
+                    if opening:  # short sentences inside the section still being opened
+                        opening = opening + pending
+                    else:
+                        opening, opened = pending, 0
                 seen_writing, pending = True, []
                 opened += word_count(line)
                 if opening and opened >= MIN_OPENED_WORDS:
@@ -140,7 +161,9 @@ def _restore(pieces: list[_Piece]) -> int:
                 if between:  # the lines before opened only what was dropped
                     pending = []
                 pending.append((index, line_index))
-                opening, between = [], 0
+                if squeezed(line) in piece.headings:
+                    opening = []
+                between = 0
             else:
                 between += 1
                 if between > MAX_BETWEEN or word_count(line) > MAX_BETWEEN_WORDS:
@@ -165,6 +188,18 @@ def _restore(pieces: list[_Piece]) -> int:
     return restored
 
 
+def _alone(capture: PageCapture, segment: Segment, lines: list[str], reasons: set[str],
+           chrome: PageChrome) -> set[str] | None:
+    """The headings of a dropped segment that holds only headings and short sentences (a
+    section's heading over its one-line lead-in), or ``None`` where it holds anything else. A
+    segment dropped for its link share holds no heading (a teaser's title)."""
+    headings = heading_lines(capture, segment.node_ids, chrome) if reasons <= DROPPED_ALONE \
+        else set()
+    if all(squeezed(line) in headings or _short_sentence(line) for line in lines):
+        return headings
+    return None
+
+
 def _cut_sentences(capture: PageCapture, segment: Segment, lines: list[str], kept: list[bool],
                    chrome: PageChrome) -> set[str]:
     """The short sentences trimming cut from a kept segment for being short ("No answer."), not
@@ -177,9 +212,12 @@ def _cut_sentences(capture: PageCapture, segment: Segment, lines: list[str], kep
 
 
 def _short_sentence(line: str) -> bool:
-    """A line that ends a sentence and is short, not a program's."""
-    return (ends_sentence(line) and 0 < word_count(line) <= MAX_SENTENCE_WORDS
-            and not looks_like_code(line))
+    """A line that ends a sentence, or introduces what follows with a colon, and is short; not
+    a program's."""
+    words = word_count(line)
+    if line.rstrip().endswith((":", "：")):
+        return MIN_LEAD_IN_WORDS <= words <= MAX_SENTENCE_WORDS and not looks_like_code(line)
+    return ends_sentence(line) and 0 < words <= MAX_SENTENCE_WORDS and not looks_like_code(line)
 
 
 def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome) -> set[str]:
