@@ -128,12 +128,13 @@ class RefilterStep(PipelineStep):
     the filters stay, as the line cannot be judged again for them: the prose decision's and
     the language filter's come from the page's capture and the run's options, de-duplication's
     from the site's state. A segment the decision rescued is not dropped again for what its
-    rescue overrode.
+    rescue overrode. Detector units follow the new keep flags
+    (:func:`wps.decide.units.refresh_units`).
     """
 
     name = "refilter"
     needs = ("segmentation",)
-    adds = ("kept", "reasons")
+    adds = ("kept", "reasons", "unit")
     drops = FilterStep.drops
 
     def __init__(self, filters: dict[str, Any]) -> None:
@@ -150,6 +151,7 @@ class RefilterStep(PipelineStep):
 
     def run(self, page: PageState) -> None:
         from .decide.step import RESCUABLE
+        from .decide.units import refresh_units
         from .filters import apply_rules
 
         segments = page.segments
@@ -169,6 +171,7 @@ class RefilterStep(PipelineStep):
                 segment.reasons = []  # a rescue, or a line put back between writing
             segment.reasons += [r for r in reasons if r not in segment.reasons]
             segment.kept = not segment.reasons
+        refresh_units(segments)
 
 
 class DedupStep(PipelineStep):

@@ -64,6 +64,42 @@ def assign_units(capture: PageCapture, segments: Iterable[Segment], article: ran
             segment.unit = f"prose-{others}"
 
 
+def refresh_units(segments: list[Segment]) -> None:
+    """Units again after the keep flags changed without the page's capture (``wps filter``):
+    a dropped segment has none; a segment kept now that had none joins its post's unit, or the
+    article unit it stands inside (between two pieces of it, in the given page order), or is a
+    ``prose-N`` of its own. Units of segments kept before stay: the page-level evidence that
+    cut them (the article's span, its records apart) is the capture's."""
+    names = {segment.unit for segment in segments if segment.unit}  # none given twice
+    posts = {segment.post_record: segment.unit for segment in segments
+             if segment.kept and segment.unit and segment.post_record is not None}
+    place = {id(segment): index for index, segment in enumerate(segments)}
+    spans: dict[str, tuple[int, int]] = {}
+    for segment in segments:
+        if segment.kept and segment.unit and segment.unit.startswith(ARTICLE_UNIT):
+            first, last = spans.get(segment.unit, (place[id(segment)],) * 2)
+            spans[segment.unit] = (min(first, place[id(segment)]), max(last, place[id(segment)]))
+    for segment in segments:
+        if not segment.kept:
+            segment.unit = None
+        elif segment.unit is None:
+            if segment.post_record is not None:
+                segment.unit = posts.get(segment.post_record) or _new_name(names, "post")
+                posts[segment.post_record] = segment.unit
+            else:
+                segment.unit = next((unit for unit, (first, last) in spans.items()
+                                     if first < place[id(segment)] < last), None) \
+                    or _new_name(names, "prose")
+            names.add(segment.unit)
+
+
+def _new_name(names: set[str], kind: str) -> str:
+    """``kind-N`` with N one more than the largest taken."""
+    taken = [int(name.rpartition("-")[2]) for name in names
+             if name.startswith(f"{kind}-") and name.rpartition("-")[2].isdigit()]
+    return f"{kind}-{max(taken, default=0) + 1}"
+
+
 def _written_nodes(capture: PageCapture, segments: Iterable[Segment]) -> set[int]:
     """The text nodes whose text reaches the detector: in a kept segment and in its main text."""
     written = set()
