@@ -236,3 +236,16 @@ def test_an_article_in_a_page_wrapping_form_with_many_controls_stays(text_browse
     result = run(render(text_browser, tmp_path, body))
     assert result.verdict.is_article
     assert SENTENCES[0] in kept_text(result) and SHOP_BLURB[:60] in kept_text(result)
+
+
+def test_a_one_paragraph_brief_in_a_page_wrapping_form_stays(text_browser, tmp_path):
+    # The same form around a brief of one paragraph: too few paragraphs to tell writing from a
+    # box by, but the form holds the page's main landmark, which no login or search box does.
+    boxes = ("<input type='search'><button>Search</button><select><option>EN</option></select>"
+             "<input type='email'><button>Subscribe</button>")
+    brief = " ".join(SENTENCES[:4])
+    for landmark in ("<main>{}</main>", "<div role='main'>{}</div>", "<article>{}</article>"):
+        content = landmark.format(f"<h1>Rye at home</h1><p>{brief}</p>")
+        body = f"<form id='aspnetForm'><div id='top'>{boxes}</div>{content}</form>"
+        result = run(render(text_browser, tmp_path, body, f"{len(landmark)}.html"))
+        assert SENTENCES[0] in kept_text(result), landmark

@@ -62,6 +62,9 @@ MIN_FORM_PARAGRAPHS = 2
 MIN_PARAGRAPH_WORDS = 25
 """A form holding this many ``p`` elements of this many words is writing that a page set in a
 form, not an interface box (a cookie or sign-up box has one paragraph, if any)."""
+CONTENT_LANDMARKS = frozenset({"MAIN", "ARTICLE"})
+"""A form holding one of these (or an element of the role ``main`` or ``article``) wraps the
+page's content: a login or search box sits inside the page's main content, never around it."""
 
 
 NODE_COUNTS = ("chars", "link", "list_table", "form", "nav", "controls")
@@ -127,9 +130,10 @@ def form_nodes(capture: PageCapture) -> np.ndarray:
 
 def _form_box(capture: PageCapture, form: int) -> bool:
     """Whether a ``<form>`` is an interface box: at most :data:`MAX_WORDS_PER_CONTROL` words per
-    control, and not :data:`MIN_FORM_PARAGRAPHS` paragraphs of writing (a page that one form
-    wraps, with its search, language and newsletter boxes, holds its article's paragraphs;
-    a login or sign-up box holds labels and a line of instructions). Its subtree is walked
+    control, and neither :data:`MIN_FORM_PARAGRAPHS` paragraphs of writing nor a content
+    landmark (:data:`CONTENT_LANDMARKS`): a page that one form wraps, with its search, language
+    and newsletter boxes, holds its article's paragraphs, or its article in ``main`` (a
+    one-paragraph brief); a login or sign-up box holds labels and a line of instructions. Its subtree is walked
     alone (most forms are a search box; the page is not summed up for them)."""
     words = controls = 0
     paragraphs: dict[int, int] = {}
@@ -144,6 +148,8 @@ def _form_box(capture: PageCapture, form: int) -> bool:
             if paragraph is not None:
                 paragraphs[paragraph] = paragraphs.get(paragraph, 0) + count
             continue
+        if node.tag in CONTENT_LANDMARKS or node.attrs.get("role") in ("main", "article"):
+            return False
         if node.tag in FORM_CONTROL_TAGS:
             controls += 1
         inner = node_id if node.tag == "P" else paragraph
