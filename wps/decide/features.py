@@ -133,8 +133,8 @@ def _form_box(capture: PageCapture, form: int) -> bool:
     control, and neither :data:`MIN_FORM_PARAGRAPHS` paragraphs of writing nor a content
     landmark (:data:`CONTENT_LANDMARKS`): a page that one form wraps, with its search, language
     and newsletter boxes, holds its article's paragraphs, or its article in ``main`` (a
-    one-paragraph brief); a login or sign-up box holds labels and a line of instructions. Its subtree is walked
-    alone (most forms are a search box; the page is not summed up for them)."""
+    one-paragraph brief); a login or sign-up box holds labels and a line of instructions. Its
+    subtree is walked alone (most forms are a search box; the page is not summed up for them)."""
     words = controls = 0
     paragraphs: dict[int, int] = {}
     stack: list[tuple[int, int | None]] = [(child, None)
