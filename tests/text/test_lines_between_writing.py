@@ -26,9 +26,14 @@ def page(on: bool = True):
             f"<article><h1>Baking rye at home, step by step</h1><p>{ARTICLE}</p>{sections}"
             f"<h3><a href='/other'>Ten more loaves to bake</a></h3><p>{ARTICLE}</p>"
             f"<h2>More from the kitchen</h2><ul>{TEASERS}</ul></article>")
+    return body, switched(on)
+
+
+def switched(on: bool) -> PipelineOptions:
+    """The default pipeline with ``[decide] lines_between_writing`` on or off."""
     config = default_config()
     config["decide"]["lines_between_writing"] = on
-    return body, PipelineOptions(config=config)
+    return PipelineOptions(config=config)
 
 
 def kept(result) -> list:
@@ -75,9 +80,7 @@ def test_short_sentences_between_paragraphs_are_the_articles(text_browser, tmp_p
     story = "".join(f"<p>{ARTICLE}</p><p>{line}</p>" for line in lines)
     body = (f"<article><h1>The copyist</h1>{story}<p>{ARTICLE}</p></article>"
             f"<footer><p>All rights reserved.</p></footer>")
-    config = default_config()
-    config["decide"]["lines_between_writing"] = on
-    result = wps.segment(render(text_browser, tmp_path, body), PipelineOptions(config=config))
+    result = wps.segment(render(text_browser, tmp_path, body), switched(on))
     text = "\n".join(s.main_text for s in kept(result))
     assert ("No answer." in text) == on  # two words: cut for being short, unless placed
     for line in lines if on else ():
@@ -168,9 +171,7 @@ def test_a_lead_in_line_and_a_heading_over_a_program_are_the_articles(text_brows
             f"<p>Run it like this:</p>{program}<p>{ARTICLE}</p>"
             f"<h2>Reading from a file</h2>{program}<p>{ARTICLE}</p>"
             f"<p>Tags:</p><p>{ARTICLE}</p></article>")
-    config = default_config()
-    config["decide"]["lines_between_writing"] = on
-    result = wps.segment(render(text_browser, tmp_path, body), PipelineOptions(config=config))
+    result = wps.segment(render(text_browser, tmp_path, body), switched(on))
     text = "\n".join(s.main_text for s in kept(result))
     assert ("Run it like this:" in text) == on
     assert ("Reading from a file" in text) == on
