@@ -73,13 +73,12 @@ def refresh_units(segments: list[Segment]) -> None:
     names = {segment.unit for segment in segments if segment.unit}  # none given twice
     posts = {segment.post_record: segment.unit for segment in segments
              if segment.kept and segment.unit and segment.post_record is not None}
-    place = {id(segment): index for index, segment in enumerate(segments)}
     spans: dict[str, tuple[int, int]] = {}
-    for segment in segments:
+    for index, segment in enumerate(segments):
         if segment.kept and segment.unit and segment.unit.startswith(ARTICLE_UNIT):
-            first, last = spans.get(segment.unit, (place[id(segment)],) * 2)
-            spans[segment.unit] = (min(first, place[id(segment)]), max(last, place[id(segment)]))
-    for segment in segments:
+            first, _ = spans.get(segment.unit, (index, index))
+            spans[segment.unit] = (first, index)
+    for index, segment in enumerate(segments):
         if not segment.kept:
             segment.unit = None
         elif segment.unit is None:
@@ -87,9 +86,8 @@ def refresh_units(segments: list[Segment]) -> None:
                 segment.unit = posts.get(segment.post_record) or _new_name(names, "post")
                 posts[segment.post_record] = segment.unit
             else:
-                segment.unit = next((unit for unit, (first, last) in spans.items()
-                                     if first < place[id(segment)] < last), None) \
-                    or _new_name(names, "prose")
+                inside = (unit for unit, (first, last) in spans.items() if first < index < last)
+                segment.unit = next(inside, None) or _new_name(names, "prose")
             names.add(segment.unit)
 
 
