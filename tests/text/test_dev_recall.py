@@ -207,3 +207,15 @@ def test_an_article_cut_into_many_segments_is_judged_as_one_unit(request, tmp_pa
     held = [line for line in lines if squeezed_words(line) in everything]
     assert len(held) >= 0.7 * len(lines)
     assert all(squeezed_words(line) in text for line in held)
+
+
+@pytest.mark.parametrize("name", ["medium-3", "table-style-attributes"])
+def test_lead_ins_before_quotes_reach_the_detector(request, tmp_path, name):
+    """A line that introduces a quote with a colon ("She is still trying:", "Various other
+    people wrote:") is the writer's, though too short to be prose by its own text: between the
+    article's writing it reaches the detector (:mod:`wps.decide.between`)."""
+    page = readability_page(name, request, tmp_path)
+    lead_ins = [line for line in page.gold.splitlines()
+                if line.rstrip().endswith(":") and 3 <= len(line.split()) <= 5]
+    assert len(lead_ins) >= 3
+    assert kept_share(page, lead_ins) >= 0.75
