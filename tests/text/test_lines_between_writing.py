@@ -196,3 +196,21 @@ def test_a_short_sentence_inside_a_section_keeps_its_heading(text_browser, tmp_p
                                                                     body)))).splitlines()
     for line in ("On Python 2", "It runs like this:", "On Python 3", "Now it runs like this:"):
         assert line in lines, line
+
+
+def test_a_heading_that_links_to_itself_is_a_heading(text_browser, tmp_path):
+    # Documentation and blog generators set each section's heading in a link to itself (a
+    # permalink, a table of contents' target): it is the article's heading, not a link away.
+    # A heading linking to another page, or to "#" (a script's button), stays a link.
+    sections = "".join(f"<h2 id='s{n}'><a href='#s{n}'>{title}</a></h2><p>{ARTICLE}</p>"
+                       f"<p>{ARTICLE}</p>" for n, title in enumerate(SECTIONS))
+    body = (f"<article><h1>Rye</h1><p>{ARTICLE}</p>{sections}"
+            f"<h2><a href='/elsewhere'>Ten more loaves to bake</a></h2><p>{ARTICLE}</p>"
+            f"<h2><a href='#'>Show the comments</a></h2><p>{ARTICLE}</p></article>")
+    capture = render(text_browser, tmp_path, body)
+    assert {node.attrs.get("href") for node in capture.nodes if node.tag == "A"} == {
+        "#s0", "#s1", "#s2", None}  # only a link into the page keeps its address
+    text = "\n".join(s.main_text for s in kept(wps.segment(capture)))
+    for title in SECTIONS:
+        assert title in text.splitlines(), title
+    assert "Ten more loaves" not in text and "Show the comments" not in text

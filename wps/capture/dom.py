@@ -50,10 +50,12 @@ SKIPPED_TAGS: tuple[str, ...] = ("SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE")
 MAX_STYLE_CHARS = 200
 """Long computed values (data-URL backgrounds, font stacks) are cut to keep captures small."""
 
-ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "type", "itemtype", "itemprop")
+ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "type", "itemtype", "itemprop", "href")
 """Element attributes recorded when set: the evidence for repeated records (``post``,
 ``comment``, ``answer`` classes and ids, schema.org item types and properties) and for form
-fields (an input's ``type``, password boxes) that boxes and styles do not show."""
+fields (an input's ``type``, password boxes) that boxes and styles do not show. ``href`` only
+where it points into the page itself (``#name``: a heading that links to itself is a heading,
+not a link away); the walk drops every other address (not evidence, and a capture's bulk)."""
 
 MAX_ATTR_CHARS = 120
 

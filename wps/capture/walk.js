@@ -12,7 +12,8 @@
 // whitespace collapsed; style: index into `styles` (-1 for text nodes), each entry the computed
 // values in the order of args.styles; inside: index into `insides`, context names joined by ",";
 // attrs: index into `attrs` (-1 for text nodes), the element's args.attributes values (class, id,
-// role, ...) each cut to maxAttrChars: what record and form evidence reads later.
+// role, ...) each cut to maxAttrChars: what record and form evidence reads later (href only
+// where it points into the page: "#name").
 // The root's own XPaths come as rootXpath/rootXpathAll.
 //
 // The walk follows what is rendered: a host's open shadow root instead of its light children, a
@@ -70,6 +71,8 @@
     let key = "";
     for (let i = 0; i < attributeNames.length; i += 1) {
       let value = el.getAttribute(attributeNames[i]) || "";
+      // href: only a link into the page itself ("#name"), see ATTRIBUTES
+      if (attributeNames[i] === "href" && !/^#[^#\s]/.test(value)) value = "";
       if (value.length > args.maxAttrChars) value = value.slice(0, args.maxAttrChars);
       key += (i ? "\u0000" : "") + value;
     }

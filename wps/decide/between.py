@@ -47,10 +47,9 @@ __all__ = ["keep_lines_between_writing", "heading_lines"]
 
 SHORT_REASONS = frozenset({"too_few_tokens", "too_few_chars", "no_long_block"})
 """The filter rules' reasons against a text for being short."""
-DROPPED_ALONE = SHORT_REASONS | {"not_prose", "too_little_prose"}
-"""A segment dropped only for these may be a section's heading alone."""
-DROPPED_SENTENCES = DROPPED_ALONE | {"link_share"}
-"""A segment dropped only for these may be a short sentence alone (one that links to a note)."""
+DROPPED_ALONE = SHORT_REASONS | {"not_prose", "too_little_prose", "link_share"}
+"""A segment dropped only for these may hold a section's heading or short sentences alone (for
+its link share: a heading that links to itself, a sentence that links to a note)."""
 MAX_SENTENCE_WORDS = 20
 """A sentence this short, alone in its segment, is judged by where it stands."""
 MIN_LEAD_IN_WORDS = 3
@@ -112,7 +111,7 @@ def keep_lines_between_writing(capture: PageCapture, segments: Iterable[Segment]
                 headings = heading_lines(capture, segment.node_ids, chrome)
                 placed = headings | _cut_sentences(capture, segment, lines, kept, chrome)
             pieces.append(_Piece(segment, lines, kept, placed, headings))
-        elif (lines and not comments and reasons <= DROPPED_SENTENCES
+        elif (lines and not comments and reasons <= DROPPED_ALONE
               and not any(node_id in chrome.forms for node_id in segment.node_ids)
               and (headings := _alone(capture, segment, lines, reasons, chrome)) is not None):
             placed = set(map(squeezed, lines))
@@ -191,10 +190,11 @@ def _restore(pieces: list[_Piece]) -> int:
 def _alone(capture: PageCapture, segment: Segment, lines: list[str], reasons: set[str],
            chrome: PageChrome) -> set[str] | None:
     """The headings of a dropped segment that holds only headings and short sentences (a
-    section's heading over its one-line lead-in), or ``None`` where it holds anything else. A
-    segment dropped for its link share holds no heading (a teaser's title)."""
-    headings = heading_lines(capture, segment.node_ids, chrome) if reasons <= DROPPED_ALONE \
-        else set()
+    section's heading over its one-line lead-in), or ``None`` where it holds anything else. In a
+    segment dropped for its link share a heading links nowhere away (one that links to itself
+    is a heading; a teaser's title, "Related post: <a>…</a>", is not)."""
+    headings = heading_lines(capture, segment.node_ids, chrome,
+                             unlinked="link_share" in reasons)
     if all(squeezed(line) in headings or _short_sentence(line) for line in lines):
         return headings
     return None
@@ -220,17 +220,21 @@ def _short_sentence(line: str) -> bool:
     return ends_sentence(line) and 0 < words <= MAX_SENTENCE_WORDS and not looks_like_code(line)
 
 
-def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome) -> set[str]:
+def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
+                  unlinked: bool = False) -> set[str]:
     """The squeezed lines of a segment that the page shows as headings (all their text inside
-    ``h1``–``h6`` or set at :func:`headline_size`), not links, not marked as chrome and not in
-    a small form (:func:`wps.decide.lines.small_form_text`: a newsletter box's title)."""
+    ``h1``–``h6`` or set at :func:`headline_size`), not links away (a link to a place in the
+    page is no link: ``chrome.anchored``), not marked as chrome and not in a small form
+    (:func:`wps.decide.lines.small_form_text`: a newsletter box's title). ``unlinked``: no
+    part of the line links away ("Related post: <a>Title</a>")."""
     lines = reading_lines(capture, node_ids)
     large = headline_size(lines, chrome)
     found = set()
     for line in lines:
         nodes = [capture.nodes[node_id] for node_id, _ in line]
+        away = ["link" in node.inside and node.id not in chrome.anchored for node in nodes]
         if (all(chrome.heading[node.id] or chrome.sizes[node.id] >= large for node in nodes)
-                and not all("link" in node.inside for node in nodes)
+                and not (any(away) if unlinked else all(away))
                 and not any(chrome.marked[node.id] for node in nodes)
                 and not any(node.id in chrome.forms for node in nodes)):
             found.add(squeezed(" ".join(piece for _, piece in line)))

@@ -137,20 +137,27 @@ class PageChrome:
     body_size: float
     forms: frozenset[int] = frozenset()
     """The text nodes in a small form (:func:`small_form_text`)."""
+    anchored: frozenset[int] = frozenset()
+    """The nodes inside a link into the page itself (``href="#name"``): a heading that links
+    to itself (a permalink, a table of contents' target) is still a heading."""
 
 
 def page_chrome(capture: PageCapture, facts: PageFacts,
                 marked: np.ndarray | None = None) -> PageChrome:
     """Headings, ``marked`` nodes and chrome-named elements; one pass, parents first."""
     inside = [False] * len(capture.nodes)  # a list: numpy's item access is slow per node
+    anchored: set[int] = set()
     for node in capture.nodes:
         inside[node.id] = ((node.parent is not None and inside[node.parent])
                            or node.tag in HEADING_TAGS)
+        if node.parent in anchored or (node.tag == "A" and "href" in node.attrs):
+            anchored.add(node.id)  # only an in-page href is captured (ATTRIBUTES)
     heading = np.array(inside, dtype=bool)
     if marked is None:
         marked = np.zeros(len(capture.nodes), dtype=bool)
     return PageChrome(heading, marked, chrome_owners(capture, NEGATIVE_NAMES),
-                      facts.font_sizes.tolist(), facts.body_font_size, small_form_text(capture))
+                      facts.font_sizes.tolist(), facts.body_font_size, small_form_text(capture),
+                      frozenset(anchored))
 
 
 SMALL_FORM_CHARS = 1000
