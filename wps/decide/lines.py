@@ -216,16 +216,14 @@ def headline_size(lines: list, chrome: PageChrome) -> float:
 
 def chrome_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
                  landmarks: bool = True) -> frozenset[str]:
-    """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as
-    chrome, squeezed: all inside links; all inside small forms (a sign-up box's title and
-    thanks: ``chrome.forms``) that hold a small share of the segment's text (not a short
-    article that a page set in one form with a search box), but for a post's lines (with
-    ``landmarks`` off); all inside ``chrome.marked``
-    nodes; all inside
-    headings or set as headings by their size (:func:`headline_size`), unless the line is a
-    sentence with its terminal (an interview's question set as a heading; a headline of eight
-    words without one is a title, not an unended sentence); all inside chrome-named elements
-    that hold a small share of the segment's text
+    """The lines of a segment (as :func:`reading_lines` makes them) that the page shows as chrome,
+    squeezed: all inside links; all inside small forms (a sign-up box's title and thanks:
+    ``chrome.forms``) that hold a small share of the segment's text (not a short article that a page
+    set in one form with a search box), but for a post's lines (with ``landmarks`` off); all inside
+    ``chrome.marked`` nodes; all inside headings or set as headings by their size
+    (:func:`headline_size`), unless the line is a sentence with its terminal (an interview's
+    question set as a heading; a headline of eight words without one is a title, not an unended
+    sentence); all inside chrome-named elements that hold a small share of the segment's text
     (:data:`MAX_NAMED_SHARE`); or (``landmarks``) all inside landmarks with no sentence.
     A post's lines are writing wherever the post stands (comment lists sit in ``<aside>``)."""
     lines = reading_lines(capture, node_ids)
