@@ -65,8 +65,12 @@ class MainTextStep(PipelineStep):
 
     def warm_up(self) -> None:
         import trafilatura  # noqa: F401 - half a second of imports on a first page
+        from trafilatura import external
 
         from .text import stage  # noqa: F401
+
+        if not external.JT_STOPLIST:  # built on the first page that falls back to jusText
+            external.jt_stoplist_init()  # (0.2 s; once in the fork server, not in each worker)
 
     def run(self, page: PageState) -> None:
         from .text.stage import map_main_text
