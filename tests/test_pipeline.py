@@ -179,7 +179,8 @@ def test_warm_up_loads_what_a_first_page_would_load_outside_its_deadline():
              "warm_up(PipelineOptions())\n"
              "after = _identifier.cache_info().currsize, 'trafilatura' in sys.modules\n"
              "from trafilatura import external\n"
-             "print(before, after, 'wps.output' in sys.modules, bool(external.JT_STOPLIST))\n")
+             "print(before, after, 'wps.output' in sys.modules, bool(external.JT_STOPLIST),\n"
+             "      'edist.ted' in sys.modules, 'numpy.ma' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True, timeout=120)
-    assert done.stdout.split("\n")[0] == "(0, False) (1, True) True True"
+    assert done.stdout.split("\n")[0] == "(0, False) (1, True) True True True True"

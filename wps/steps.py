@@ -44,6 +44,11 @@ class SegmentStep(PipelineStep):
     def __init__(self, segmenter: Segmenter) -> None:
         self.segmenter = segmenter
 
+    def warm_up(self) -> None:
+        warm_up = getattr(self.segmenter, "warm_up", None)  # optional: not in the interface
+        if warm_up is not None:
+            warm_up()
+
     def run(self, page: PageState) -> None:
         page.segmentation = self.segmenter.segment(page.capture)
         page.segmented = replace(page.segmentation, segments=list(page.segmentation.segments))
@@ -65,12 +70,14 @@ class MainTextStep(PipelineStep):
 
     def warm_up(self) -> None:
         import trafilatura  # noqa: F401 - half a second of imports on a first page
+        from justext.core import define_stoplist
         from trafilatura import external
 
         from .text import stage  # noqa: F401
 
         if not external.JT_STOPLIST:  # built on the first page that falls back to jusText
-            external.jt_stoplist_init()  # (0.2 s; once in the fork server, not in each worker)
+            external.jt_stoplist_init()  # (0.3 s; once in the fork server, not in each worker)
+        define_stoplist(external.JT_STOPLIST)  # jusText's lower-cased set of it (cached)
 
     def run(self, page: PageState) -> None:
         from .text.stage import map_main_text

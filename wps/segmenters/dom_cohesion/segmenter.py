@@ -210,8 +210,8 @@ class DomCohesionSegmenter:
         captures have their computed backgrounds either way.
     split_posts
         wps addition: posts found by :func:`wps.posts.find_posts` from names and declarations
-        (records named and repeated as posts, JSON-LD) are one segment each with their replies: their ancestors are split, the
-        posts are not. Records of one tag that ``split_records_min_chars`` splits (a thread's
+        (records named and repeated as posts, JSON-LD) are one segment each with their
+        replies: their ancestors are split, the posts are not. Records of one tag that ``split_records_min_chars`` splits (a thread's
         comments, some with replies) are emitted one element each, not in windows.
     """
 
@@ -266,6 +266,15 @@ class DomCohesionSegmenter:
             if getattr(self, option) < 1:
                 value = getattr(self, option)
                 raise UsageError(f"dom-cohesion: {option} must be >= 1, got {value}")
+
+    def warm_up(self) -> None:
+        """Import what a first page would (a batch's fork server calls it once for all workers):
+        the tree-edit distance, the coverage pass and ``numpy.ma``, which ``np.quantile`` loads
+        lazily (30 ms)."""
+        import numpy.ma  # noqa: F401
+        from edist import ted  # noqa: F401
+
+        from . import _coverage  # noqa: F401
 
     # ------------------------------------------------------------------------------------ steps
     def segment(self, page: PageCapture) -> Segmentation:
