@@ -274,7 +274,7 @@ class DomCohesionSegmenter:
         import numpy.ma  # noqa: F401
         from edist import ted  # noqa: F401
 
-        from . import _coverage  # noqa: F401
+        from ._coverage import visible_content  # noqa: F401
 
     # ------------------------------------------------------------------------------------ steps
     def segment(self, page: PageCapture) -> Segmentation:
