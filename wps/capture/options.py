@@ -34,12 +34,16 @@ class CaptureOptions:
     timeout_s: float
     """Wall-clock limit for the whole page: navigation, settle, scroll, walk and screenshot."""
     settle_s: float
-    """Idle time after ``load`` and web fonts, for late layout."""
+    """Idle time after ``load`` and web fonts, for late layout: the most, as the wait (and each
+    lazy-scroll pause) ends once nothing the page started can still change it
+    (:mod:`wps.capture.quiet`)."""
+    settle_fixed: bool
+    """Wait all of ``settle_s`` and every scroll pause, quiet or not."""
     scroll_max_steps: int
     scroll_max_seconds: float
     scroll_pause_s: float
     scroll_always: bool
-    """Scroll every page, also those that show no way to react to it (see ``wps.capture.scroll``)."""
+    """Scroll every page, also those that show no way to react to it (``wps.capture.scroll``)."""
     screenshot: bool
     user_agent: str | None
     """``None``: a normal desktop Chrome string (headless Chromium's own one trips bot walls)."""

@@ -26,6 +26,7 @@ from .navigation import (
 )
 from .options import CaptureOptions
 from .policy import RequestPolicy
+from .quiet import wait_until_quiet
 from .scroll import (
     expand_scroll_container,
     lazy_scroll,
@@ -187,8 +188,10 @@ async def _prepare_and_walk_once(
     mark = time.perf_counter()
     page.set_default_timeout(max(1.0, (deadline - time.perf_counter()) * 1000))
     await page.evaluate("document.fonts.ready.then(() => true)")
-    if options.settle_s > 0:
+    if options.settle_fixed and options.settle_s > 0:
         await page.wait_for_timeout(options.settle_s * 1000)
+    else:
+        await wait_until_quiet(page, options.settle_s)
     timings["settle_s"] = time.perf_counter() - mark
 
     mark = time.perf_counter()

@@ -30,6 +30,7 @@ import asyncio
 from typing import Any
 
 from .options import CaptureOptions
+from .quiet import QUIET_FN, STEP_QUIET_MS
 
 # The element that scrolls the page when the document itself cannot: the largest visible element
 # (at least half the viewport each way) whose content overflows with overflow-y auto|scroll|overlay.
@@ -94,8 +95,11 @@ _REACTS_JS = """() => {
       "[onscroll], [onwheel], img[loading=lazy], iframe[loading=lazy]") !== null;
 }"""
 
-_SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
+_SCROLL_JS = """async ([maxSteps, maxMs, pauseMs, quietMs]) => {
   const started = performance.now();
+  const pause = quietMs < 0
+    ? () => new Promise((resolve) => setTimeout(resolve, pauseMs))
+    : () => (QUIET_FN)([pauseMs, quietMs, 2]);
   for (const image of document.querySelectorAll("img[loading=lazy]")) image.loading = "eager";
   const container = (FIND_CONTAINER)();
   const height = container ? () => container.scrollHeight
@@ -108,7 +112,7 @@ _SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
   while (steps < maxSteps && performance.now() - started < maxMs) {
     scrollBy(step());
     steps += 1;
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    await pause();
     const now = height();
     const atBottom = position() + step() >= now - 1;
     stable = (atBottom && now === last) ? stable + 1 : 0;
@@ -118,7 +122,7 @@ _SCROLL_JS = """async ([maxSteps, maxMs, pauseMs]) => {
   if (container) container.scrollTop = 0;
   window.scrollTo(0, 0);
   return stable >= 2 ? 0 : 1;
-}""".replace("FIND_CONTAINER", _FIND_CONTAINER_JS)
+}""".replace("FIND_CONTAINER", _FIND_CONTAINER_JS).replace("QUIET_FN", QUIET_FN)
 
 _EXPAND_JS = """() => {
   const container = (FIND_CONTAINER)();
@@ -167,9 +171,10 @@ async def lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> boo
     """Scroll down in viewport steps so lazy content loads; True if a bound stopped it."""
     if options.scroll_max_steps <= 0 or seconds <= 0:
         return False
+    quiet_ms = -1 if options.settle_fixed else STEP_QUIET_MS
     truncated = await page.evaluate(
-        _SCROLL_JS, [options.scroll_max_steps, seconds * 1000, options.scroll_pause_s * 1000]
-    )
+        _SCROLL_JS,
+        [options.scroll_max_steps, seconds * 1000, options.scroll_pause_s * 1000, quiet_ms])
     await page.evaluate(_NEXT_FRAME_JS)
     return bool(truncated)
 

@@ -36,6 +36,7 @@ from .navigation import NAVIGATION_HOLD_JS
 from .options import CaptureOptions
 from .policy import RequestPolicy
 from .replay import ReplayArchive
+from .quiet import QUIET_WATCH_JS
 from .scroll import SCROLL_WATCH_JS
 from .sessions import IDLE_SITES, Proxies, proxy_rules, tab_key
 
@@ -114,6 +115,7 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
                   tab_key(options, user_agent, policy.page_url, is_file, replay), is_file,
                   replay=replay)
         await context.add_init_script(SCROLL_WATCH_JS)
+        await context.add_init_script(QUIET_WATCH_JS)
         await context.add_init_script(NAVIGATION_HOLD_JS)
         tab.page = await context.new_page()
         context.on("page", lambda page: _count_opened(tab, page))

@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 FLAG_SETTINGS = {
     "width": "capture.viewport_width", "height": "capture.viewport_height",
     "max_height": "capture.max_height", "timeout": "run.timeout_s", "settle": "capture.settle_s",
+    "settle_fixed": "capture.settle_fixed",
     "scroll_steps": "capture.scroll_max_steps", "scroll_seconds": "capture.scroll_max_seconds",
     "scroll_always": "capture.scroll_always", "screenshot": "capture.screenshot",
     "allow_incomplete": "capture.allow_incomplete", "user_agent": "capture.user_agent",
@@ -52,7 +53,10 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--timeout", type=float,
                        help=f"seconds per page, all stages (default {default['timeout']})")
     group.add_argument("--settle", type=float,
-                       help=f"idle seconds after load (default {default['settle']})")
+                       help=f"most idle seconds after load (default {default['settle']})")
+    group.add_argument("--settle-fixed", action="store_true", default=None,
+                       help="wait all of them, and every scroll pause (default: until no timer, "
+                       "request, animation or DOM change of the page is under way)")
     group.add_argument("--scroll-steps", type=int, help="lazy-loading scroll steps (0 disables; "
                        f"default {default['scroll_steps']})")
     group.add_argument("--scroll-seconds", type=float, help="time bound of the scroll pass "
