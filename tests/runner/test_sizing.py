@@ -7,21 +7,22 @@ import pytest
 from wps.cli import main
 from wps.runner.sizing import (
     MAX_PAGES_PER_BROWSER,
-    PAGES_PER_CORE,
     PAGES_PER_WORKER,
     WORKER_MB,
     Machine,
     _meminfo_available_mb,
     choose_workers,
+    pages_in_flight,
     this_machine,
 )
 
 
-@pytest.mark.parametrize("cores", [1, 2, 16])
-def test_two_pages_in_flight_per_core_with_memory_to_spare(cores):
-    plenty = Machine(cores, available_mb=10 * PAGES_PER_CORE * cores * WORKER_MB)
+@pytest.mark.parametrize(("cores", "in_flight"), [(1, 2), (2, 3), (3, 5), (16, 24)])
+def test_one_and_a_half_pages_in_flight_per_core_with_memory_to_spare(cores, in_flight):
+    assert pages_in_flight(cores) == in_flight
+    plenty = Machine(cores, available_mb=10 * in_flight * WORKER_MB)
     workers, pages = choose_workers(plenty)
-    assert workers == PAGES_PER_CORE * cores and pages == 1
+    assert workers == in_flight and pages == 1
     assert choose_workers(Machine(cores, available_mb=None)) == (workers, pages)
 
 
@@ -36,7 +37,7 @@ def test_a_short_batch_is_not_worth_many_workers():
     machine = Machine(cores=2, available_mb=24_000)
     assert choose_workers(machine, pages=2 * PAGES_PER_WORKER - 1) == (1, MAX_PAGES_PER_BROWSER)
     assert choose_workers(machine, pages=2 * PAGES_PER_WORKER) == (2, 2)
-    assert choose_workers(machine, pages=10_000) == (PAGES_PER_CORE * 2, 1)
+    assert choose_workers(machine, pages=10_000) == (3, 1)
 
 
 def test_the_local_engine_hands_out_web_pages_by_site(monkeypatch):

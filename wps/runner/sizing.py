@@ -1,8 +1,10 @@
 """``--workers auto``: how many worker processes, and pages per browser, this machine can keep busy.
 
-Rendering and segmenting alternate in each worker, so about two pages in flight per core keep
-the cores busy: on 2 cores the article benchmark's local pages ran fastest with four workers of
-one page each (96 pages/min, against 79 with one worker of two pages; README, "Speed"). Each
+Rendering (partly waiting for the page) and segmenting alternate in each worker, so about one
+and a half pages in flight per core keep the cores busy: on 2 cores the article benchmark's first
+40 local pages ran fastest with three workers of one page each once the settle wait ended when the
+page went quiet (151.6 / 148.7 / 155.4 pages/min, against 144.1 / 138.0 / 146.7 with four, which
+were fastest while every page waited half a second; README, "Batch speed"). Each
 worker holds a Chromium and the pipeline's models, :data:`WORKER_MB` together; with less
 memory available there are fewer workers, each rendering two pages at once (another page in a
 Chromium costs less than another Chromium). Cores are those this process may run on; memory is
@@ -22,12 +24,13 @@ that web batches had before, from a pool shared by all sites; the same files 116
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-PAGES_PER_CORE = 2
-"""Pages in flight per core (rendering or being segmented)."""
+PAGES_PER_CORE = 1.5
+"""Pages in flight per core (rendering or being segmented), rounded half up."""
 WORKER_MB = 600
 """Memory one worker takes with its Chromium (peak PSS of four workers: 2,140 MB)."""
 PAGES_PER_WORKER = 8
@@ -59,11 +62,11 @@ def choose_workers(machine: Machine, workers: int | None = None,
     batch of ``pages`` (``None``: not known, many).
 
     >>> choose_workers(Machine(cores=2, available_mb=24_000))
-    (4, 1)
+    (3, 1)
     >>> choose_workers(Machine(cores=8, available_mb=2_000))
     (3, 2)
     """
-    in_flight = PAGES_PER_CORE * machine.cores
+    in_flight = pages_in_flight(machine.cores)
     if workers is None:
         affordable = in_flight if machine.available_mb is None else \
             machine.available_mb // WORKER_MB
@@ -72,6 +75,11 @@ def choose_workers(machine: Machine, workers: int | None = None,
     if pages_per_browser is None:
         pages_per_browser = min(MAX_PAGES_PER_BROWSER, max(1, round(in_flight / workers)))
     return workers, pages_per_browser
+
+
+def pages_in_flight(cores: int) -> int:
+    """:data:`PAGES_PER_CORE` pages for each of ``cores``, rounded half up."""
+    return max(1, math.floor(PAGES_PER_CORE * cores + 0.5))
 
 
 def _available_mb() -> int | None:
