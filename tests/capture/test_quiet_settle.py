@@ -60,3 +60,19 @@ def test_a_dom_that_keeps_changing_holds_the_wait_to_its_bound(page_server, brow
         "document.getElementById('tick').textContent = String(++n); }, 20);</script></body>"))
     capture = browser.capture(url, quick(settle_s=1.0, screenshot=False))
     assert capture.timings["settle_s"] >= 1.0
+
+
+def test_a_page_that_stops_the_waits_clocks_is_still_captured(page_server, browser, quick):
+    # The in-page waits poll with the page's own timers and animation frames; a page can stop
+    # them all. The wait then gives up a second after its bound instead of hanging the page.
+    url = page_server.add_html("/quiet-hostile", (
+        "<body><p>stopped clocks</p><script>"
+        "window.__wpsQuiet.raw.setTimeout = () => 0; window.setTimeout = () => 0;"
+        "window.requestAnimationFrame = () => 0;"
+        "addEventListener('scroll', () => {});</script>"
+        + "<p style='height:900px'>tall</p>" * 3 + "</body>"))
+    capture = browser.capture(url, quick(settle_s=0.5, scroll_max_seconds=0.5, timeout_s=20,
+                                         screenshot=False))
+    assert _texts(capture)[0] == "stopped clocks"
+    assert capture.timings["settle_s"] < 0.5 + 1.0 + 1.0
+    assert capture.scroll_truncated

@@ -19,7 +19,9 @@ second of idle rendering was most of a batch page's latency and a fifth of Chrom
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 QUIET_MS = 100
@@ -27,6 +29,9 @@ QUIET_MS = 100
 STEP_QUIET_MS = 40
 """The same, after each step of the lazy-scroll pass (an intersection observer fires on the next
 frame; what it fetches and the timers it sets are waited for)."""
+GRACE_S = 1.0
+"""How much longer than its bound an in-page wait may take before it is given up: the page owns
+the timers and frames the wait polls with, and a hostile page can stop them."""
 
 QUIET_WATCH_JS = """(() => {
   if (window.__wpsQuiet) return;
@@ -150,8 +155,17 @@ async def wait_until_quiet(page: Any, bound_s: float, quiet_ms: int = QUIET_MS) 
         return
     until = time.perf_counter() + bound_s
     try:
-        await page.evaluate(_WAIT_QUIET_JS, [bound_s * 1000, quiet_ms])
+        await bounded(page.evaluate(_WAIT_QUIET_JS, [bound_s * 1000, quiet_ms]), bound_s)
     except Error:
         left = until - time.perf_counter()
         if left > 0:
             await page.wait_for_timeout(left * 1000)
+
+
+async def bounded(wait: Awaitable[Any], bound_s: float) -> Any:
+    """``wait`` (an in-page wait of at most ``bound_s``), or ``None`` once it has taken
+    :data:`GRACE_S` longer: the page stopped the timers and frames it polls with."""
+    try:
+        return await asyncio.wait_for(wait, bound_s + GRACE_S)
+    except (asyncio.TimeoutError, TimeoutError):
+        return None

@@ -30,7 +30,7 @@ import asyncio
 from typing import Any
 
 from .options import CaptureOptions
-from .quiet import QUIET_FN, STEP_QUIET_MS
+from .quiet import QUIET_FN, STEP_QUIET_MS, bounded
 
 # The element that scrolls the page when the document itself cannot: the largest visible element
 # (at least half the viewport each way) whose content overflows with overflow-y auto|scroll|overlay.
@@ -172,10 +172,13 @@ async def lazy_scroll(page: Any, options: CaptureOptions, seconds: float) -> boo
     if options.scroll_max_steps <= 0 or seconds <= 0:
         return False
     quiet_ms = -1 if options.settle_fixed else STEP_QUIET_MS
-    truncated = await page.evaluate(
+    truncated = await bounded(page.evaluate(
         _SCROLL_JS,
-        [options.scroll_max_steps, seconds * 1000, options.scroll_pause_s * 1000, quiet_ms])
-    await page.evaluate(_NEXT_FRAME_JS)
+        [options.scroll_max_steps, seconds * 1000, options.scroll_pause_s * 1000, quiet_ms]),
+        seconds + options.scroll_pause_s)
+    if truncated is None:  # the page stopped its timers and frames: the pass ended unfinished
+        return True
+    await bounded(page.evaluate(_NEXT_FRAME_JS), 0)
     return bool(truncated)
 
 
@@ -219,5 +222,5 @@ async def expand_scroll_container(page: Any) -> bool:
     """
     expanded = bool(await page.evaluate(_EXPAND_JS))
     if expanded:
-        await page.evaluate(_NEXT_FRAME_JS)
+        await bounded(page.evaluate(_NEXT_FRAME_JS), 0)
     return expanded

@@ -14,9 +14,9 @@ starts by importing the pipeline (a few seconds of CPU, about what it takes to r
 ``2 * PAGES_PER_WORKER`` pages, one, in the batch's own process.
 
 Web pages need no other sizing: a worker's Chromium keeps a tab, and so a renderer process, per
-site, and the local engine hands each site's pages to the worker that holds its tab
-(the executors' ``affinity``, :class:`~wps.executor.base.SiteLanes`), so four workers of one page keep a
-renderer per site, not one per site and worker. 40 URLs of 4 hosts on 2 cores ran at 116.2
+site, and the local engine hands each site's pages to the worker that holds its tab (the
+executors' ``affinity``, :class:`~wps.executor.base.SiteLanes`), so four workers of one page keep
+a renderer per site, not one per site and worker. 40 URLs of 4 hosts on 2 cores ran at 116.2
 pages/min with 0.81 CPU s a page that way, against 88.9 and 0.84 with the two workers of two pages
 that web batches had before, from a pool shared by all sites; the same files 116.3 (README,
 "Batch speed").

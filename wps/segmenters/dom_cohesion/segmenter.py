@@ -211,8 +211,9 @@ class DomCohesionSegmenter:
     split_posts
         wps addition: posts found by :func:`wps.posts.find_posts` from names and declarations
         (records named and repeated as posts, JSON-LD) are one segment each with their
-        replies: their ancestors are split, the posts are not. Records of one tag that ``split_records_min_chars`` splits (a thread's
-        comments, some with replies) are emitted one element each, not in windows.
+        replies: their ancestors are split, the posts are not. Records of one tag that
+        ``split_records_min_chars`` splits (a thread's comments, some with replies) are emitted
+        one element each, not in windows.
     """
 
     iqr_k: float = 1.5
