@@ -96,11 +96,7 @@ class PageServer:
                     route(self)
                     return
                 status, content_type, body = route
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                PageServer.reply(self, body, content_type, status)
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -111,6 +107,17 @@ class PageServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
                                        daemon=True)
         self.thread.start()
+
+    @staticmethod
+    def reply(handler: BaseHTTPRequestHandler, body: bytes, content_type: str = "text/html",
+              status: int = 200) -> None:
+        """Answer a request with ``body``: what a route does, and a callable route once it has
+        done its own part (waited, counted)."""
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
 
     def url(self, path: str) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host

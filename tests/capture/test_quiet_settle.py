@@ -25,12 +25,7 @@ def test_a_late_timer_is_waited_for(page_server, browser, quick):
 def test_a_request_in_flight_is_waited_for(page_server, browser, quick):
     def slow(handler):
         time.sleep(0.6)  # longer than the quiet window: only the request count holds the wait
-        body = b"the answer of a slow request"
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/plain")
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
+        page_server.reply(handler, b"the answer of a slow request", "text/plain")
 
     page_server.routes["/quiet-slow"] = slow
     url = page_server.add_html("/quiet-fetch", (

@@ -201,12 +201,7 @@ def test_a_second_batch_on_the_same_out_refuses_or_waits(page_server, tmp_path):
 
     def slow(handler) -> None:
         released.wait(300)
-        body = b"<!doctype html><p>slow page</p>"
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/html")
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
+        page_server.reply(handler, b"<!doctype html><p>slow page</p>")
 
     page_server.routes["/lock-slow"] = slow
     listing, out = tmp_path / "urls.txt", tmp_path / "out"

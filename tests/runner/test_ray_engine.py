@@ -94,12 +94,7 @@ def test_ray_driver_killed_half_way_then_rerun_finishes_each_page_once(page_serv
     def slow(topic):
         def answer(handler) -> None:
             time.sleep(1.0)
-            body = page(topic).encode()
-            handler.send_response(200)
-            handler.send_header("Content-Type", "text/html")
-            handler.send_header("Content-Length", str(len(body)))
-            handler.end_headers()
-            handler.wfile.write(body)
+            page_server.reply(handler, page(topic).encode())
         return answer
 
     for topic in TOPICS:
