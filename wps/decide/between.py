@@ -218,8 +218,10 @@ def _short_sentence(line: str) -> bool:
     a program's."""
     words = word_count(line)
     if line.rstrip().endswith((":", "：")):
-        return MIN_LEAD_IN_WORDS <= words <= MAX_SENTENCE_WORDS and not looks_like_code(line)
-    return ends_sentence(line) and 0 < words <= MAX_SENTENCE_WORDS and not looks_like_code(line)
+        long_enough = words >= MIN_LEAD_IN_WORDS
+    else:
+        long_enough = ends_sentence(line) and words > 0
+    return long_enough and words <= MAX_SENTENCE_WORDS and not looks_like_code(line)
 
 
 def heading_lines(capture: PageCapture, node_ids: list[int], chrome: PageChrome,
