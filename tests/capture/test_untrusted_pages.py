@@ -4,6 +4,7 @@ pages), same-origin frames; and how it fails when it tries more. Real Chromium, 
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 import sys
@@ -105,25 +106,40 @@ def test_local_page_sends_nothing_to_the_network(browser, quick, local_site, oth
     assert other_server.requests == []
 
 
-def test_a_local_pages_web_requests_are_refused_in_chromium_not_one_by_one_in_python(
-        quick, local_site, other_server, python_round_trips):
-    # A saved page asks for dozens of web resources; each used to cost a round trip through
-    # the driver to the route handler. Only its own files still go that way, and the web
-    # requests do not reach the egress proxy (Python too) instead.
+@pytest.mark.parametrize("folder", ["site", "a (b) {c}: d*+? é"])
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_local_pages_requests_outside_its_folder_are_refused_in_chromium_not_in_python(
+        quick, local_site, other_server, python_round_trips, folder, gzipped):
+    # A saved page asks for dozens of web resources and, with root-relative links, for files
+    # that are not beside it; each used to cost a round trip through the driver to the route
+    # handler. Only its own folder's files still go that way (in any folder name: the pattern
+    # syntax's characters too; a gzipped page's temporary copy and its source folder both), and
+    # the web requests do not reach the egress proxy (Python too) instead.
+    site = local_site.rename(local_site.parent / folder)
     target = other_server.url("")
-    page = local_site / "many.html"
-    page.write_text('<link rel="stylesheet" href="css/own.css"><p class="near">near</p>'
-                    + "".join(f'<img src="{target}/{n}.png">' for n in range(8))
-                    + f'<script>fetch("{target}/fetch").catch(() => 0)</script>',
-                    encoding="utf-8")
+    html = ('<link rel="stylesheet" href="css/own.css"><p class="near">near</p>'
+            '<link rel="stylesheet" href="../outside.css"><p class="far">far</p>'
+            + "".join(f'<img src="{target}/{n}.png">' for n in range(8))
+            + "".join(f'<img src="/static/{n}.png">' for n in range(4))
+            + f'<script>fetch("{target}/fetch").catch(() => 0)</script>')
+    page = site / ("many.html.gz" if gzipped else "many.html")
+    page.write_bytes(gzip.compress(html.encode()) if gzipped else html.encode())
     with Browser(quick(screenshot=False, settle_s=0.3)) as fresh:
         capture = fresh.capture(page)
-    assert style_of(capture, "near")["color"] == "rgb(255, 0, 0)"
+    if not gzipped:  # a temporary copy has no css/ beside it
+        assert style_of(capture, "near")["color"] == "rgb(255, 0, 0)"
+    assert style_of(capture, "far")["color"] != "rgb(0, 0, 255)"
     routed = python_round_trips.routed
     assert any(url.endswith("/css/own.css") for url in routed)
-    assert not [url for url in routed if url.startswith("http")]
+    folders = {site.as_uri() + "/", capture_folder(routed)}
+    assert [url for url in routed if not url.startswith(tuple(folders))] == []
     assert python_round_trips.refused_at_proxy == []  # nor by the (Python) egress proxy
     assert other_server.requests == []
+
+
+def capture_folder(routed: list[str]) -> str:
+    """The folder of the document the browser opened (the first URL routed)."""
+    return routed[0][:routed[0].rindex("/") + 1]
 
 
 def test_web_page_same_origin_blocks_third_party_requests(browser, quick, page_server,

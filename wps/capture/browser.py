@@ -57,7 +57,7 @@ from .screenshots import (  # discard_screenshot: kept importable from here
 )
 from .sessions import Proxies, ProxyMark, tab_key
 from .sources import PageSource, prepare_source, replayed_source
-from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, evict, open_tab, park
+from .tabs import CLOSE_TIMEOUT_S, Tab, close_tab, evict, open_tab, park, take_page
 from .watchers import MemoryWatch, until_crash
 
 LAUNCH_ARGS = (
@@ -363,8 +363,12 @@ class Browser:
         try:
             if tab is not None:
                 self._idle_tabs.remove(tab)
-                tab.policy = policy
-            else:
+                try:
+                    await take_page(tab, policy)
+                except Error:  # its renderer died while parked: a new tab instead
+                    await close_tab(tab)
+                    tab = None
+            if tab is None:
                 tab = await open_tab(self._browser, self._proxies, options, user_agent, policy,
                                      is_file=source.is_file, replay=replay)
             mark = ProxyMark.now(tab.proxy)

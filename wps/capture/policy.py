@@ -53,6 +53,14 @@ class RequestPolicy:
     def is_local(self) -> bool:
         return bool(self.local_roots)
 
+    def local_folders(self) -> list[str]:
+        """``file:`` URLs (ending in ``/``) of the folders a local page's subresources may lie
+        in: its roots, and the page's own folder as written (before links are resolved).
+        Chromium refuses every other ``file:`` request itself (:mod:`.tabs`)."""
+        written = self.page_url[:self.page_url.rindex("/") + 1]
+        roots = [Path(root).as_uri().rstrip("/") + "/" for root in self.local_roots]
+        return sorted({written, *roots})
+
     def allow_request(self, url: str, *, is_document: bool, is_main_frame: bool,
                       main_url: str) -> bool:
         """May the page load ``url``? ``main_url``: where the main frame is now (after redirects).

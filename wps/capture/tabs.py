@@ -14,13 +14,15 @@ CPU than rendering the page itself: on the article benchmark's pages, a fresh co
 took 2.2 CPU seconds a page, the same navigations in one page 0.8 (30 pages, Playwright alone,
 Chromium's CPU from /proc).
 
-Web requests that a tab's policy refuses whatever they are (a saved page's scripts, fonts and
+Requests that a tab's policy refuses whatever they are (a saved page's scripts, fonts and
 trackers: about 30 a page on the article benchmark) are refused inside Chromium (DevTools
-``Network.setBlockedURLs``), not by a Python round trip each: every web request of a local page,
-and under ``same_origin`` every one off the page's origin. The other requests still pass the
-route handler, except, under ``same_origin``, those to the page's own origin, which the policy
-allows whatever they are (unless frames are refused). What that block misses (a popup's
-requests) goes to the handler and the proxy, which refuse the same.
+``Network.setBlockedURLs``), not by a Python round trip each: every web request of a local page
+and every ``file:`` request outside its folders (root-relative links of a saved page: about 10 a
+page there), and under ``same_origin`` every web request off the page's origin. The other requests
+still pass the route handler (a file in the page's folder may be a link to one elsewhere), except,
+under ``same_origin``, those to the page's own origin, which the policy allows whatever they are
+(unless frames are refused). What that block misses (a popup's requests) goes to the handler and
+the proxy, which refuse the same.
 """
 
 from __future__ import annotations
@@ -63,6 +65,25 @@ _ORIGIN_PATTERN_JS = r"""url => {
   }
 }"""
 
+_FOLDER_PATTERNS_JS = r"""folders => folders.map(folder => {
+  // The URLPattern of every file: URL under each folder (a file: URL ending in "/"), as
+  // Chromium's own parser writes it, checked on a URL in it and one beside it; null if it cannot
+  // be written.
+  try {
+    const parsed = new URL(folder);
+    if (parsed.protocol !== "file:" || parsed.host !== "" || !parsed.pathname.endsWith("/"))
+      return null;
+    const escape = text => text.replace(/[:*(){}+?\\]/g, character => '\\' + character);
+    const pattern = new URLPattern(`file://${escape(parsed.pathname)}*`);
+    const inside = new URL("wps-probe", parsed).href;
+    const beside = parsed.pathname === "/" ? null : new URL("../wps-probe", parsed).href;
+    return pattern.test(inside) && !(beside && pattern.test(beside))
+      ? `file://${escape(parsed.pathname)}*` : null;
+  } catch (error) {
+    return null;
+  }
+})"""
+
 _FORGET_JS = """() => {
   try { localStorage.clear(); } catch (error) {}
   try { sessionStorage.clear(); } catch (error) {}
@@ -91,6 +112,9 @@ class Tab:
     """Replay: what the page asked for and the archive lacks."""
     refused_navigation: str | None = None
     """The last main-frame navigation its page's policy refused (named in the error)."""
+    session: Any = None
+    """Its page's DevTools session, kept for the tab's life: the requests Chromium refuses
+    itself and the clearing between pages go through it."""
 
 
 async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user_agent: str,
@@ -118,13 +142,15 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
         await context.add_init_script(QUIET_WATCH_JS)
         await context.add_init_script(NAVIGATION_HOLD_JS)
         tab.page = await context.new_page()
+        tab.session = await context.new_cdp_session(tab.page)
         context.on("page", lambda page: _count_opened(tab, page))
         if is_file and replay is None:
-            await _block_web_requests(context, tab.page)
+            await tab.session.send("Network.enable")  # the block holds only while it is on
+            await confine_local(tab)
             await context.route(_NOT_WEB, _policy_route(tab))
         else:
             blocked = (options.same_origin and replay is None
-                       and await _block_web_requests(context, tab.page, policy.page_url))
+                       and await _block_off_origin(tab, policy.page_url))
             # Chromium now refuses every web request off the page's origin, and the policy
             # allows every one on it (its frames too, unless frames are refused): only the
             # other schemes need the handler, not each of the page's own subresources.
@@ -136,22 +162,45 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
         raise
 
 
-async def _block_web_requests(context: Any, page: Any, except_origin_of: str | None = None,
-                              ) -> bool:
-    """Have Chromium refuse ``page``'s web requests itself (``net::ERR_BLOCKED_BY_CLIENT``, as
-    the route handler's abort), except those to the origin of ``except_origin_of`` (written as
-    Chromium's own URL parser writes it, so that its pattern matches that origin's requests).
-    False: that origin's pattern could not be written, and nothing is blocked."""
-    block: dict[str, Any] = {"urls": [f"{scheme}://*" for scheme in WEB_SCHEMES]}
-    if except_origin_of is not None:
-        pattern = await page.evaluate(_ORIGIN_PATTERN_JS, except_origin_of)
-        if pattern is None:
-            return False  # the route handler refuses them all the same
-        block["urlPatterns"] = [{"urlPattern": pattern, "block": False}]  # they go first
-    session = await context.new_cdp_session(page)
-    await session.send("Network.enable")  # the block holds only while the domain is on
-    await session.send("Network.setBlockedURLs", block)
+def _web_block() -> dict[str, Any]:
+    """``Network.setBlockedURLs`` of every web request (``net::ERR_BLOCKED_BY_CLIENT``, as the
+    route handler's abort)."""
+    return {"urls": [f"{scheme}://*" for scheme in WEB_SCHEMES]}
+
+
+async def _block_off_origin(tab: Tab, page_url: str) -> bool:
+    """Have Chromium refuse the tab's web requests except those to the origin of ``page_url``
+    (written as Chromium's own URL parser writes it, so that its pattern matches that origin's
+    requests). False: that origin's pattern could not be written, and nothing is blocked."""
+    pattern = await tab.page.evaluate(_ORIGIN_PATTERN_JS, page_url)
+    if pattern is None:
+        return False  # the route handler refuses them all the same
+    block = _web_block()
+    block["urlPatterns"] = [{"urlPattern": pattern, "block": False}]  # they go first
+    await tab.session.send("Network.enable")  # the block holds only while the domain is on
+    await tab.session.send("Network.setBlockedURLs", block)
     return True
+
+
+async def confine_local(tab: Tab) -> None:
+    """Have Chromium refuse a local tab's web requests, and its ``file:`` requests outside the
+    folders of its page (:meth:`~.policy.RequestPolicy.local_folders`), itself. Those inside still
+    pass the route handler, which resolves links; if a folder's pattern cannot be written, every
+    ``file:`` request does. Set for each page the tab takes."""
+    block = _web_block()
+    patterns = await tab.page.evaluate(_FOLDER_PATTERNS_JS, tab.policy.local_folders())
+    if patterns and all(patterns):
+        block["urlPatterns"] = [*({"urlPattern": pattern, "block": False} for pattern in patterns),
+                                {"urlPattern": "file://*", "block": True}]
+    await tab.session.send("Network.setBlockedURLs", block)
+
+
+async def take_page(tab: Tab, policy: RequestPolicy) -> None:
+    """A parked tab takes its next page: the route handler reads ``policy`` from now on, and a
+    local tab's block is set for the page's folders."""
+    tab.policy = policy
+    if tab.is_file and tab.replay is None:
+        await confine_local(tab)
 
 
 async def park(tab: Tab) -> bool:
@@ -191,16 +240,12 @@ async def _forget(tab: Tab) -> None:
             pass
     await page.goto("about:blank")
     await page.evaluate("() => { window.name = ''; }")
-    session = await tab.context.new_cdp_session(page)
-    try:
-        for origin in sorted(tab.origins) if not tab.is_file else ["file://"]:
-            await session.send("Storage.clearDataForOrigin",
+    for origin in sorted(tab.origins) if not tab.is_file else ["file://"]:
+        await tab.session.send("Storage.clearDataForOrigin",
                                {"origin": origin, "storageTypes": "all"})
-        if not tab.is_file:
-            await session.send("Network.clearBrowserCache")
-        await session.send("Page.resetNavigationHistory")
-    finally:
-        await session.detach()
+    if not tab.is_file:
+        await tab.session.send("Network.clearBrowserCache")
+    await tab.session.send("Page.resetNavigationHistory")
     tab.origins.clear()
     await tab.context.clear_cookies()
     await tab.context.clear_permissions()
