@@ -70,14 +70,11 @@ class MainTextStep(PipelineStep):
 
     def warm_up(self) -> None:
         import trafilatura  # noqa: F401 - half a second of imports on a first page
-        from justext.core import define_stoplist
-        from trafilatura import external
 
         from .text import stage  # noqa: F401
+        from .text.extract import load_justext_stoplist
 
-        if not external.JT_STOPLIST:  # built on the first page that falls back to jusText
-            external.jt_stoplist_init()  # (0.3 s; once in the fork server, not in each worker)
-        define_stoplist(external.JT_STOPLIST)  # jusText's lower-cased set of it (cached)
+        load_justext_stoplist()  # else built on the first page that falls back to jusText
 
     def run(self, page: PageState) -> None:
         from .text.stage import map_main_text
