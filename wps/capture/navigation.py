@@ -47,9 +47,13 @@ _CANCELLED_JS = "window.__wpsNavigationHold ? window.__wpsNavigationHold.cancell
 class NavigationWatch:
     """Counts the main frame's navigation requests after the first and holds the page once it
     has started :data:`MAX_SELF_NAVIGATIONS` by itself (a page reloading itself before ``load``
-    would otherwise never finish loading). HTTP redirects are the server's, not counted."""
+    would otherwise never finish loading). HTTP redirects are the server's, not counted.
 
-    def __init__(self, page: Any) -> None:
+    A local page is held from its first script on: its requests are not watched (``count``
+    false), since each one watched is a message from the driver to this process, and a saved
+    page's dozens of refused requests were half of them."""
+
+    def __init__(self, page: Any, *, count: bool = True) -> None:
         self.page = page
         self.requests = 0
         self.held = False
@@ -57,7 +61,9 @@ class NavigationWatch:
         """The context's init script that holds each new document (removed by :meth:`close`:
         the context renders the next page of its site too)."""
         self._tasks: set[asyncio.Task[None]] = set()
-        page.on("request", self._on_request)
+        self._counting = count
+        if count:
+            page.on("request", self._on_request)
 
     def _on_request(self, request: Any) -> None:
         try:
@@ -83,7 +89,8 @@ class NavigationWatch:
         """Stop watching; the document shown stays held, later pages of the context are not."""
         from playwright.async_api import Error
 
-        self.page.remove_listener("request", self._on_request)
+        if self._counting:
+            self.page.remove_listener("request", self._on_request)
         await asyncio.gather(*self._tasks, return_exceptions=True)
         script, self._hold_script = self._hold_script, None
         if script is not None:

@@ -57,7 +57,7 @@ async def render(
     timings: dict[str, float] = {}
     documents = None if source.is_file else MainDocuments.watch(page)
     mark = time.perf_counter()
-    watch = NavigationWatch(page)
+    watch = NavigationWatch(page, count=not source.is_file)  # a local page is held anyway
     try:
         response, loaded = await _navigate(page, source, options, deadline)
         timings["navigate_s"] = time.perf_counter() - mark
