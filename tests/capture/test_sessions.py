@@ -123,3 +123,19 @@ def test_a_page_held_on_its_document_does_not_hold_the_next_one(web_browser, qui
     assert held.timings["navigations_held"] >= 1
     assert pages[1] is pages[0]
     assert followed.final_url == target and "navigations_held" not in followed.timings
+
+
+def test_the_driver_starts_with_nodes_compile_cache_in_the_wps_cache(quick, page_server,
+                                                                      tmp_path, monkeypatch):
+    # Three workers starting Playwright's driver at once spent half a second each compiling
+    # its modules; Node keeps them compiled in wps's cache folder, and this process's
+    # environment is left as it was.
+    import os
+
+    monkeypatch.setenv("WPS_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("NODE_COMPILE_CACHE", raising=False)
+    url = page_server.add_html("/one.html", "<p>one page</p>")
+    with Browser(quick(screenshot=False)) as fresh:
+        assert "one page" in " ".join(node.text for node in fresh.capture(url).nodes)
+    assert any(path.is_file() for path in (tmp_path / "node-compile-cache").rglob("*"))
+    assert "NODE_COMPILE_CACHE" not in os.environ

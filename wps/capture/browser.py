@@ -22,16 +22,19 @@ interpreter exit. :func:`discard_screenshot` frees one page's screenshot earlier
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..cached import cache_dir
 from ..deadline import Deadline
 from ..errors import (
     BlockedTargetError,
@@ -65,6 +68,22 @@ LAUNCH_ARGS = (
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",  # no UDP around the proxy
 )
+
+
+@contextmanager
+def node_compile_cache() -> Iterator[None]:
+    """Start Playwright's driver (Node) with its compile cache in wps's cache folder
+    (:mod:`wps.cached`), unless ``NODE_COMPILE_CACHE`` is set already: Node then reads
+    Playwright's compiled modules instead of compiling them again. Three workers starting their
+    drivers at once on two cores took 0.45-0.55 s each; a 40-page batch ended 0.6-0.9 s sooner."""
+    if os.environ.get("NODE_COMPILE_CACHE"):
+        yield
+        return
+    os.environ["NODE_COMPILE_CACHE"] = str(cache_dir() / "node-compile-cache")
+    try:
+        yield  # the driver is started, with this process's environment, meanwhile
+    finally:
+        os.environ.pop("NODE_COMPILE_CACHE", None)
 
 
 class Browser:
@@ -137,7 +156,8 @@ class Browser:
 
         await self._drop_idle_tabs()  # of a browser that died under them
         if self._playwright is None:
-            self._playwright = await async_playwright().start()
+            with node_compile_cache():
+                self._playwright = await async_playwright().start()
         try:
             self._browser = await self._playwright.chromium.launch(
                 executable_path=executable, headless=True,
