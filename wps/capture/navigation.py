@@ -45,17 +45,19 @@ _CANCELLED_JS = "window.__wpsNavigationHold ? window.__wpsNavigationHold.cancell
 
 
 class NavigationWatch:
-    """Counts the main frame's navigation requests after the first and holds the page once it
-    has started :data:`MAX_SELF_NAVIGATIONS` by itself (a page reloading itself before ``load``
-    would otherwise never finish loading). HTTP redirects are the server's, not counted.
+    """Counts the main frame's navigations after the first, by their documents' responses, and
+    holds the page once it has started :data:`MAX_SELF_NAVIGATIONS` by itself (a page reloading
+    itself before ``load`` would otherwise never finish loading). HTTP redirects are the
+    server's, not counted.
 
-    A local page is held from its first script on: its requests are not watched (``count``
-    false), since each one watched is a message from the driver to this process, and a saved
-    page's dozens of refused requests were half of them."""
+    Responses, not requests: each request watched is a message from the driver to this process,
+    and a saved or served page's dozens of refused requests were half of them (a navigation the
+    policy refuses leaves the page for the browser's error page, an error of its own). A local
+    page is held from its first script on: nothing is watched (``count`` false)."""
 
     def __init__(self, page: Any, *, count: bool = True) -> None:
         self.page = page
-        self.requests = 0
+        self.navigations = 0
         self.held = False
         self._hold_script: Any = None
         """The context's init script that holds each new document (removed by :meth:`close`:
@@ -63,17 +65,18 @@ class NavigationWatch:
         self._tasks: set[asyncio.Task[None]] = set()
         self._counting = count
         if count:
-            page.on("request", self._on_request)
+            page.on("response", self._on_response)
 
-    def _on_request(self, request: Any) -> None:
+    def _on_response(self, response: Any) -> None:
         try:
+            request = response.request
             if (not request.is_navigation_request() or request.redirected_from is not None
                     or request.frame != self.page.main_frame):
                 return
         except Exception:  # a request of a frame already gone
             return
-        self.requests += 1
-        if self.requests > MAX_SELF_NAVIGATIONS and not self.held:
+        self.navigations += 1
+        if self.navigations > MAX_SELF_NAVIGATIONS and not self.held:
             task = asyncio.ensure_future(self.hold())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -90,7 +93,7 @@ class NavigationWatch:
         from playwright.async_api import Error
 
         if self._counting:
-            self.page.remove_listener("request", self._on_request)
+            self.page.remove_listener("response", self._on_response)
         await asyncio.gather(*self._tasks, return_exceptions=True)
         script, self._hold_script = self._hold_script, None
         if script is not None:
