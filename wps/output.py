@@ -87,11 +87,11 @@ class OutputStep(PipelineStep):
     def __init__(self, out_dir: str | Path, *, keep_only: bool = False,
                  capture_folder: bool = True, overlay: bool = True,
                  embed_screenshot: bool = False, fields: str = "full", report: bool = True,
-                 discard_rendered: bool = False) -> None:
+                 discard_rendered: bool = False, tidy: bool = True) -> None:
         self.out_dir = Path(out_dir)
         self.options = {"keep_only": keep_only, "capture_folder": capture_folder,
                         "overlay": overlay, "embed_screenshot": embed_screenshot,
-                        "fields": fields, "report": report}
+                        "fields": fields, "report": report, "tidy": tidy}
         self.discard_rendered = discard_rendered
 
     def run(self, page: PageState) -> None:
@@ -141,7 +141,8 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
                        main_text: dict[str, Any] | None = None, *,
                        capture_folder: bool = True, overlay: bool = True,
                        embed_screenshot: bool = False, fields: str = "full",
-                       report: bool = True, segmented: Segmentation | None = None) -> Path:
+                       report: bool = True, segmented: Segmentation | None = None,
+                       tidy: bool = True) -> Path:
     """Write ``capture/``, ``segmentation.json``, ``segments.jsonl``, ``overlay.png``, given
     the text step's page report ``main-text.json``, and ``report.html`` (what a person opens
     first) atomically.
@@ -156,10 +157,11 @@ def write_page_outputs(capture: PageCapture, segmentation: Segmentation,
     (:func:`~wps.records.detector_record`; the report still shows every field) and
     ``report=False`` leaves out ``report.html`` (``wps batch`` without ``--reports``).
     ``segmented`` is what ``segmentation.json`` holds: the segmenter's own segmentation, before
-    the posts step cut posts into pieces (default ``segmentation``).
+    the posts step cut posts into pieces (default ``segmentation``). ``tidy``: see
+    :func:`~wps.files.staging_directory` (a batch tidies its folder itself).
     """
     out_dir = Path(out_dir)
-    with staging_directory(out_dir) as staging:
+    with staging_directory(out_dir, tidy=tidy) as staging:
         if capture_folder:
             capture.save(staging / CAPTURE_DIR)
         with open(staging / SEGMENTATION_FILE, "w", encoding="utf-8") as handle:

@@ -440,17 +440,18 @@ def segment_to_directory(
 def segment_into(source: PageSource, out_dir: str | Path,
                  options: PipelineOptions, browser: Browser | None = None,
                  deadline: Deadline | None = None, *, capture_folder: bool = True,
-                 overlay: bool = True) -> PageResult:
+                 overlay: bool = True, tidy: bool = True) -> PageResult:
     """:func:`segment_to_directory` with ``options`` already checked (``wps batch`` checks them
     once per run), within a given page ``deadline``, and ``capture/`` and ``overlay.png``
-    optional (a batch skips them unless asked)."""
+    optional (a batch skips them unless asked); ``tidy=False``: the caller removes what killed
+    processes left beside the folder (:func:`~wps.files.staging_directory`)."""
     from .output import OutputStep, check_replaceable_output
 
     check_replaceable_output(out_dir)  # before, not after, the page is rendered
     output = OutputStep(out_dir, keep_only=options.keep_only, capture_folder=capture_folder,
                         overlay=overlay, embed_screenshot=options.embed_screenshot,
                         fields=options.fields, report=options.report,
-                        discard_rendered=not isinstance(source, PageCapture))
+                        discard_rendered=not isinstance(source, PageCapture), tidy=tidy)
     result = _segment_within(source, options, browser, deadline or _deadline(source, options,
                                                                              browser), output)
     result.output_dir = Path(out_dir)

@@ -216,9 +216,11 @@ class BatchRun:
               f"{finished / minutes:.1f} pages/min", file=sys.stderr, flush=True)
 
     def finish(self, seconds: float) -> BatchSummary:
-        """The end of a run (every engine): the merged segments file, ``summary.json``, then
-        the batch's ``report.html`` (:mod:`wps.report.batch`)."""
+        """The end of a run (every engine): what workers killed meanwhile left beside their page
+        folders goes (the pages do not look for it), then the merged segments file,
+        ``summary.json`` and the batch's ``report.html`` (:mod:`wps.report.batch`)."""
         self.close()
+        remove_stale_staging(self.out)
         self.summary.seconds = seconds
         self.summary.slowest = [(url, round(s, 2)) for s, url in
                                 sorted(self._times, reverse=True)[:SLOWEST_SHOWN]]

@@ -369,11 +369,12 @@ def segment_page(task: PageTask, source: str | PageCapture,
     """:func:`wps.pipeline.segment_to_directory` for a batch page: the same steps within the
     same page deadline, then only the outputs the task asks for (``capture/`` and
     ``overlay.png`` are optional here; ``wps segment`` always writes them). ``task.pipeline``
-    is already checked (once, by the driver)."""
+    is already checked (once, by the driver), and the driver tidies the batch's folder
+    (:meth:`~.batch.BatchRun.finish`), not each page."""
     from ..pipeline import segment_into
 
     return segment_into(source, task.out_dir, task.pipeline, browser, deadline,
-                        capture_folder=task.save_capture, overlay=task.overlay)
+                        capture_folder=task.save_capture, overlay=task.overlay, tidy=False)
 
 
 def render_page(task: PageTask, browser: Browser,
