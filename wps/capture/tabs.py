@@ -74,11 +74,10 @@ _FOLDER_PATTERNS_JS = r"""folders => folders.map(folder => {
     if (parsed.protocol !== "file:" || parsed.host !== "" || !parsed.pathname.endsWith("/"))
       return null;
     const escape = text => text.replace(/[:*(){}+?\\]/g, character => '\\' + character);
-    const pattern = new URLPattern(`file://${escape(parsed.pathname)}*`);
+    const written = `file://${escape(parsed.pathname)}*`, pattern = new URLPattern(written);
     const inside = new URL("wps-probe", parsed).href;
     const beside = parsed.pathname === "/" ? null : new URL("../wps-probe", parsed).href;
-    return pattern.test(inside) && !(beside && pattern.test(beside))
-      ? `file://${escape(parsed.pathname)}*` : null;
+    return pattern.test(inside) && !(beside && pattern.test(beside)) ? written : null;
   } catch (error) {
     return null;
   }

@@ -37,17 +37,20 @@ def load_justext_stoplist() -> None:
         folder = Path(justext.__file__).parent / "stoplists"
 
         def write(stream: Any) -> None:
-            stream.write("\n".join(sorted(external.jt_stoplist_init())).encode("utf-8"))
+            words = sorted(external.jt_stoplist_init())
+            stream.write("\n".join([str(len(words)), *words]).encode("utf-8"))
 
         try:
-            path = cached_file("justext-stoplists.txt", source_key(folder, version("justext")),
+            path = cached_file("justext-stoplist-union.txt", source_key(folder, version("justext")),
                                write)
         except OSError:  # a jusText without its stoplists folder: trafilatura's own way
             path = None
-        if path is None:
-            external.jt_stoplist_init()
-        elif not external.JT_STOPLIST:  # not built just now to write it
-            external.JT_STOPLIST = tuple(path.read_text(encoding="utf-8").split("\n"))
+        if not external.JT_STOPLIST:  # not built just now to write it
+            count, *words = path.read_text(encoding="utf-8").split("\n") if path else ["0"]
+            if words and count == str(len(words)):
+                external.JT_STOPLIST = tuple(words)
+            else:  # no cache, or a damaged one: trafilatura's own way
+                external.jt_stoplist_init()
     define_stoplist(external.JT_STOPLIST)  # jusText's lower-cased set of it (cached by tuple)
 
 
