@@ -56,7 +56,8 @@ class RequestPolicy:
     def local_folders(self) -> list[str]:
         """``file:`` URLs (ending in ``/``) of the folders a local page's subresources may lie
         in: its roots, and the page's own folder as written (before links are resolved).
-        Chromium refuses every other ``file:`` request itself (:mod:`.tabs`)."""
+        Chromium refuses every other ``file:`` request itself (:mod:`.tabs`), also one that
+        reaches a root through another folder's link (the handler alone let that through)."""
         written = self.page_url[:self.page_url.rindex("/") + 1]
         roots = [Path(root).as_uri().rstrip("/") + "/" for root in self.local_roots]
         return sorted({written, *roots})
