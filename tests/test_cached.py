@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from wps import lang
-from wps.cached import cached_file
+from wps.cached import cached_file, source_key
 
 TEXTS = ("Dies ist ein deutscher Satz über das Wetter von morgen.",
          "The committee approved the budget after a long debate on Tuesday.",
@@ -52,8 +52,11 @@ def test_a_cache_file_is_written_once_and_an_unwritable_cache_is_no_error(cache,
     path = cached_file("thing.bin", "v1-3-4", write)
     assert path is not None and path.read_bytes() == b"derived"
     assert cached_file("thing.bin", "v1-3-4", write) == path and len(writes) == 1
-    assert cached_file("thing.bin", "v2-3-4", write) != path and len(writes) == 2
-    assert sorted(item.name for item in cache.iterdir()) == ["thing-v1-3-4.bin", "thing-v2-3-4.bin"]
+    other = cached_file("other.bin", "v1-3-4", write)
+    newer = cached_file("thing.bin", "v2-3-4", write)  # replaces the older thing, not other
+    assert len(writes) == 3
+    assert sorted(item.name for item in cache.iterdir()) == ["other-v1-3-4.bin", "thing-v2-3-4.bin"]
+    assert newer is not None and other is not None
 
     blocked = cache / "a-file"
     blocked.write_text("not a folder")
@@ -80,3 +83,17 @@ def test_the_cached_justext_stoplist_is_trafilaturas_union(cache, monkeypatch):
     monkeypatch.setattr(external, "JT_STOPLIST", ())
     load_justext_stoplist()
     assert set(external.JT_STOPLIST) == union  # not half of it
+
+
+def test_every_install_of_a_package_shares_its_cache_file(tmp_path):
+    # keyed by content, not by where or when the package was installed: a fresh virtual
+    # environment wrote another 68 MB model file
+    first, second = tmp_path / "a" / "model.xz", tmp_path / "b" / "model.xz"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_bytes(b"the same model")
+    assert source_key(first, "0.4.0") == source_key(second, "0.4.0")
+    second.write_bytes(b"another model!")  # same size
+    assert source_key(first, "0.4.0") != source_key(second, "0.4.0")
+    assert source_key(first, "0.4.0") != source_key(first, "0.4.1")
+    assert source_key(first.parent, "1") == source_key(second.parent, "1")  # names and sizes
