@@ -46,7 +46,10 @@ def load_justext_stoplist() -> None:
         except OSError:  # a jusText without its stoplists folder: trafilatura's own way
             path = None
         if not external.JT_STOPLIST:  # not built just now to write it
-            count, *words = path.read_text(encoding="utf-8").split("\n") if path else ["0"]
+            try:
+                count, *words = path.read_text(encoding="utf-8").split("\n") if path else ["0"]
+            except (OSError, UnicodeDecodeError):  # replaced meanwhile by another install's
+                count, words = "0", []
             if words and count == str(len(words)):
                 external.JT_STOPLIST = tuple(words)
             else:  # no cache, or a damaged one: trafilatura's own way
