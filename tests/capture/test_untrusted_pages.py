@@ -124,15 +124,28 @@ def test_a_local_pages_requests_outside_its_folder_are_refused_in_chromium_not_i
             + f'<script>fetch("{target}/fetch").catch(() => 0)</script>')
     page = site / ("many.html.gz" if gzipped else "many.html")
     page.write_bytes(gzip.compress(html.encode()) if gzipped else html.encode())
+    neighbour = local_site.parent / "neighbour"  # the next page, in another folder
+    neighbour.mkdir()
+    (neighbour / "next.html").write_text(
+        f'<link rel="stylesheet" href="../{folder}/css/own.css"><p class="near">next</p>',
+        encoding="utf-8")
     with Browser(quick(screenshot=False, settle_s=0.3)) as fresh:
         capture = fresh.capture(page)
+        again = fresh.capture(site / "many.html") if not gzipped else None  # same folder
+        routed_before_next = len(python_round_trips.routed)
+        following = fresh.capture(neighbour / "next.html")  # the tab's block moves with it
     if not gzipped:  # a temporary copy has no css/ beside it
         assert style_of(capture, "near")["color"] == "rgb(255, 0, 0)"
+        assert style_of(again, "near")["color"] == "rgb(255, 0, 0)"
     assert style_of(capture, "far")["color"] != "rgb(0, 0, 255)"
+    assert style_of(following, "next")["color"] != "rgb(255, 0, 0)"
     routed = python_round_trips.routed
     assert any(url.endswith("/css/own.css") for url in routed)
     folders = {site.as_uri() + "/", capture_folder(routed)}
-    assert [url for url in routed if not url.startswith(tuple(folders))] == []
+    assert [url for url in routed[:routed_before_next]
+            if not url.startswith(tuple(folders))] == []
+    [document] = routed[routed_before_next:]  # its own document (or the temporary copy): not
+    assert document.endswith(".html")  # the other folder's stylesheet, refused in Chromium
     assert python_round_trips.refused_at_proxy == []  # nor by the (Python) egress proxy
     assert other_server.requests == []
 

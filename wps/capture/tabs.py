@@ -114,6 +114,8 @@ class Tab:
     session: Any = None
     """Its page's DevTools session, kept for the tab's life: the requests Chromium refuses
     itself and the clearing between pages go through it."""
+    confined_to: list[str] | None = None
+    """A local tab: the folders its block in Chromium is set for (:func:`confine_local`)."""
 
 
 async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user_agent: str,
@@ -185,13 +187,18 @@ async def confine_local(tab: Tab) -> None:
     """Have Chromium refuse a local tab's web requests, and its ``file:`` requests outside the
     folders of its page (:meth:`~.policy.RequestPolicy.local_folders`), itself. Those inside still
     pass the route handler, which resolves links; if a folder's pattern cannot be written, every
-    ``file:`` request does. Set for each page the tab takes."""
+    ``file:`` request does. Set for each page the tab takes whose folders differ from the last
+    one's (a batch of files from one folder sets it once)."""
+    folders = tab.policy.local_folders()
+    if folders == tab.confined_to:
+        return
     block = _web_block()
-    patterns = await tab.page.evaluate(_FOLDER_PATTERNS_JS, tab.policy.local_folders())
+    patterns = await tab.page.evaluate(_FOLDER_PATTERNS_JS, folders)
     if patterns and all(patterns):
         block["urlPatterns"] = [*({"urlPattern": pattern, "block": False} for pattern in patterns),
                                 {"urlPattern": "file://*", "block": True}]
     await tab.session.send("Network.setBlockedURLs", block)
+    tab.confined_to = folders
 
 
 async def take_page(tab: Tab, policy: RequestPolicy) -> None:
