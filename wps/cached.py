@@ -61,5 +61,5 @@ def cached_file(name: str, key: str, write: Callable[[IO[Any]], None]) -> Path |
             if older != path:
                 older.unlink(missing_ok=True)
     except (OSError, WpsError):
-        return None if not path.is_file() else path
+        return path if path.is_file() else None  # written; an older one may be left
     return path
