@@ -18,7 +18,7 @@ from .capture import overlay_flags
 from .segment import add_pipeline_arguments, pipeline_options_from_args, run_config_from_args
 
 if TYPE_CHECKING:
-    from ..runner import BatchOptions
+    from ..runner.options import BatchOptions
 
 PARTIAL_FAILURE_EXIT = 9
 """Exit code when the batch finished but some pages failed (see failures.jsonl)."""
@@ -103,9 +103,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
-    from ..runner import count_sources, iter_sources, run_batch
+    from ..runner.prestart import start_worker_server
     from ..runner.sizing import choose_workers, this_machine
-    from ..runner.sources import input_kind
+    from ..runner.sources import count_sources, input_kind, iter_sources
 
     with _input_file(args.input) as path:
         sources = iter_sources(path)
@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
         if options.replay and input_kind(path) != "warc":
             raise UsageError(f"--replay answers a page's requests from its WARC file; "
                              f"{args.input} is not a WARC file")
+        start_worker_server(options.engine, workers)  # its imports overlap the engine's here
+        from ..runner import run_batch
+
         summary = run_batch(chain([first], sources), args.out, options, total=total)
     say(summary.line())
     for line in summary.details():
@@ -140,7 +143,7 @@ def _batch_options(args: argparse.Namespace, workers: int,
                    pages_per_browser: int) -> BatchOptions:
     """The ``[batch]`` section of the run's configuration overlaid by the flags, with the
     engine's size and the pipeline beside it."""
-    from ..runner import BatchOptions
+    from ..runner.options import BatchOptions
 
     config = overlay_flags(run_config_from_args(args), args, BATCH_FLAGS)
     section = dict(config["batch"])

@@ -374,6 +374,15 @@ def worker_context(start_method: str | None, preload: tuple[str, ...] = ()) -> A
     return context
 
 
+def start_fork_server(preload: tuple[str, ...]) -> None:
+    """Start the fork server, importing ``preload``, without waiting for it: a pool started
+    later forks its workers from it (the server's imports ran meanwhile)."""
+    from multiprocessing import forkserver
+
+    worker_context("forkserver", preload)
+    forkserver.ensure_running()
+
+
 def _as_parent(environ: dict[str, str], cwd: str, initializer: Callable[..., None],
                *initargs: Any) -> None:
     """In a worker: this process's environment and folder as the pool's parent had them when

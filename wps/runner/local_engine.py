@@ -24,6 +24,7 @@ from ..executor import ChunkedLocalExecutor, InProcessExecutor, LocalExecutor
 from ..pipeline import PipelineOptions
 from .options import BatchOptions
 from .politeness import PageQueue
+from .prestart import WORKER_MODULES
 from .worker import (
     PageOutcome,
     PageTask,
@@ -36,10 +37,6 @@ from .worker import (
     warm_up_once,
 )
 
-WORKER_MODULES = ("wps.runner.worker", "wps.output", "wps.runner.preload")
-"""What a batch worker imports, once, in the fork server its workers start from (the pipeline,
-capture, text and output modules and their libraries, and the default pipeline warmed up:
-:mod:`wps.runner.preload`)."""
 CHUNK_PER_BROWSER = 2
 """A pool worker with several pages per browser takes this many times as many pages per call
 (the fewer calls, the less often its Chromium renders fewer pages than it could, at a call's
