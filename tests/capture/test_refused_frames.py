@@ -33,11 +33,17 @@ def test_a_local_pages_refused_frames_hold_no_error_page(frames_seen, quick, tmp
     (tmp_path / "other.html").write_text("<p>another file</p>", encoding="utf-8")
     page = tmp_path / "page.html"
     page.write_text('<p>host page</p><iframe src="http://frame.invalid/web"></iframe>'
-                    '<iframe src="other.html"></iframe>', encoding="utf-8")
+                    '<iframe src="other.html"></iframe>'
+                    '<iframe srcdoc="<p>inline frame</p>"></iframe>', encoding="utf-8")
     capture = browser.capture(page, quick(screenshot=False))
-    assert any(node.text == "host page" for node in capture.nodes)
-    assert seen[-1] == [EMPTY, EMPTY]  # not Chromium's error page, nor the refused URL
-    assert "another file" not in capture.html
+    assert seen[-1][:2] == [EMPTY, EMPTY]  # not Chromium's error page, nor the refused URL
+    texts = [node.text for node in capture.nodes]
+    assert "host page" in texts and "inline frame" in texts and "another file" not in texts
+    # the walk leaves out what the refused frames hold (their empty first documents), as it
+    # left out the error pages it could not enter: only the srcdoc frame has a document walked
+    framed = [node for node in capture.nodes
+              if node.parent is not None and capture.nodes[node.parent].tag == "IFRAME"]
+    assert len(framed) == 1
 
 
 @pytest.mark.parametrize("same_origin", [True, False])

@@ -307,7 +307,10 @@ async def _walk_child_frames(page: Any, parts: list[FramePart], max_frames: int,
 
 
 def _frames_used(data: dict[str, Any]) -> int:
-    return int(data.get("framesWalked", 0)) + len(data["frames"])
+    """The frames of a walk's budget: walked, listed for their own walk, and never loaded
+    (skipped there, but counted as the listed frames they were before they were aborted)."""
+    return (int(data.get("framesWalked", 0)) + len(data["frames"])
+            + int(data.get("framesUnloaded", 0)))
 
 
 _SERIALIZE_JS = """() => {

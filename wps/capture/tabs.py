@@ -148,10 +148,13 @@ async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user
         if is_file and replay is None:
             await tab.session.send("Network.enable")  # the block holds only while it is on
             await confine_local(tab)
+            await _abort_refused_frames(tab)
             await context.route(_NOT_WEB, _policy_route(tab))
         else:
             blocked = (options.same_origin and replay is None
                        and await _block_off_origin(tab, policy.page_url))
+            if blocked:
+                await _abort_refused_frames(tab)
             # Chromium now refuses every web request off the page's origin, and the policy
             # allows every one on it (its frames too, unless frames are refused): only the
             # other schemes need the handler, not each of the page's own subresources.
@@ -181,6 +184,49 @@ async def _block_off_origin(tab: Tab, page_url: str) -> bool:
     await tab.session.send("Network.enable")  # the block holds only while the domain is on
     await tab.session.send("Network.setBlockedURLs", block)
     return True
+
+
+async def _abort_refused_frames(tab: Tab) -> None:
+    """Have the web documents that the tab's policy refuses in a frame aborted before the block
+    in Chromium refuses them. Blocked, a frame's document is replaced by Chromium's error page,
+    rendered in a renderer process started for it; aborted, the frame keeps its empty document
+    and no process starts. Measured on local pages with one refused web frame each: 370-377 ms
+    of CPU a page blocked, 273-299 aborted, 218-236 for the same pages without the frame; 16 of
+    the article benchmark's first 40 pages have such frames. Every web document of the tab's
+    pages pauses for the handler (:func:`_frame_document`); those of the main frame go on to the
+    block and the route handler as before (a refused navigation stays an error)."""
+    main_frame = (await tab.session.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+
+    def paused(event: dict[str, Any]) -> None:
+        asyncio.ensure_future(_frame_document(tab, event, main_frame))
+
+    tab.session.on("Fetch.requestPaused", paused)
+    await tab.session.send("Fetch.enable", {"patterns": [
+        {"urlPattern": f"{scheme}:*", "resourceType": "Document", "requestStage": "Request"}
+        for scheme in ("http", "https")]})
+
+
+async def _frame_document(tab: Tab, event: dict[str, Any], main_frame: str) -> None:
+    """Abort a paused frame document that the tab's policy refuses; let anything else go on
+    (to the block and the route handler, which judge it again)."""
+    from playwright.async_api import Error
+
+    refused = False
+    if event.get("frameId") != main_frame:
+        try:
+            refused = not tab.policy.allow_request(
+                event["request"]["url"], is_document=True, is_main_frame=False,
+                main_url=tab.page.main_frame.url)
+        except Exception:  # a URL the policy cannot read: refused (never into the loop)
+            refused = True
+    try:
+        if refused:
+            await tab.session.send("Fetch.failRequest", {"requestId": event["requestId"],
+                                                         "errorReason": "Aborted"})
+        else:
+            await tab.session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
+    except Error:  # the tab closed meanwhile
+        pass
 
 
 async def confine_local(tab: Tab) -> None:
@@ -327,6 +373,8 @@ def _policy_route(tab: Tab) -> Any:
                 await _replay(route, tab)
             elif allowed:
                 await route.continue_()
+            elif request.is_navigation_request() and not is_main_frame:
+                await route.abort("aborted")  # no error page, no renderer started for it
             else:
                 await route.abort("blockedbyclient")
         except Error:  # the page or context closed meanwhile

@@ -84,6 +84,7 @@
   const nodes = [];
   const frames = [];
   let framesSkipped = 0;
+  let framesUnloaded = 0;
   let shadowRoots = 0;
 
   // 1: rendered with a box; 2: `display: contents` (no box of its own, but rendered children,
@@ -189,6 +190,13 @@
     }
   }
 
+  function neverLoaded(el, inner) {
+    // Still on its initial empty document although its src names a document to fetch: refused
+    // (aborted, so no error page) or not arrived. Nothing of the page is in it; the browser's
+    // error page a refused frame used to hold could not be entered either.
+    return inner.URL === "about:blank" && /^(https?|file):/i.test(el.src || "");
+  }
+
   function contentFrame(el, frame) {
     // An iframe's content box in page coordinates (where its document's viewport is painted),
     // clipped by the frame it sits in.
@@ -252,6 +260,11 @@
       frameBudget -= 1;
       const origin = contentFrame(el, frame);
       const inner = frameDocument(el);
+      if (inner !== null && neverLoaded(el, inner)) {
+        framesSkipped += 1;
+        framesUnloaded += 1;  // within the budget, as a listed frame is
+        return;
+      }
       if (inner === null) {
         el.__wpsFrame = [args.walkId, frames.length];
         frames.push([index, origin]);
@@ -351,7 +364,8 @@
     rootDepth: rootDepth,
     frames: frames,
     framesSkipped: framesSkipped,
-    framesWalked: args.maxFrames - frameBudget - frames.length,
+    framesUnloaded: framesUnloaded,
+    framesWalked: args.maxFrames - frameBudget - frames.length - framesUnloaded,
     shadowRoots: shadowRoots,
     height: pageHeight,
     width: root ? root.scrollWidth : 0,
