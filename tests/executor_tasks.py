@@ -35,3 +35,17 @@ def where(task: tuple[str, float]) -> tuple[str, int]:
 
 def site_of(task: tuple[str, float]) -> str:
     return task[0]
+
+
+def slow_exit(folder: str) -> None:
+    """Initializer: the worker takes half a second to exit (as one closing its Chromium does)
+    and notes in ``folder`` when that began and ended."""
+    from multiprocessing.util import Finalize
+    from pathlib import Path
+
+    def leave() -> None:
+        began = time.time()
+        time.sleep(0.5)
+        Path(folder, str(os.getpid())).write_text(f"{began} {time.time()}", encoding="utf-8")
+
+    Finalize(None, leave, exitpriority=10)

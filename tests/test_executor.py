@@ -8,7 +8,7 @@ import time
 from contextlib import contextmanager
 
 import pytest
-from executor_tasks import died, overdue, site_of, where, work
+from executor_tasks import died, overdue, site_of, slow_exit, where, work
 
 from wps.executor import InProcessExecutor, ListQueue, LocalExecutor, WorkerDiedError
 
@@ -32,6 +32,17 @@ def test_a_dead_worker_fails_its_task_and_a_fresh_pool_takes_the_rest(affinity):
     assert ("died", "die") in results
     assert sorted(name for _, name in results) == sorted(name for name, _ in tasks)
     assert sum(outcome == "done" for outcome, _ in results) >= 3  # not in flight at the death
+
+
+def test_lanes_pools_end_side_by_side_at_the_end_of_a_run(tmp_path):
+    # each worker's exit (its Chromium closing) overlaps the others': the run waits for the
+    # slowest, not for each in turn
+    executor = LocalExecutor(3, affinity=site_of, initializer=slow_exit,
+                             initargs=(str(tmp_path),))
+    assert sorted(executor.run([("a", 0.0), ("b", 0.0), ("c", 0.0)], where))[0][0] == "a"
+    exits = [tuple(map(float, file.read_text().split())) for file in tmp_path.iterdir()]
+    assert len(exits) == 3
+    assert max(began for began, _ in exits) < min(ended for _, ended in exits)
 
 
 def test_without_a_fallback_a_dead_worker_stops_the_run():

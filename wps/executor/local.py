@@ -4,6 +4,7 @@ a stuck or dead worker."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -188,8 +189,7 @@ class _Lanes(Generic[Task, Result]):
                 future.cancel()
             for stack in self.held.values():
                 stack.close()
-            for lane in range(len(self.pools)):
-                self._close(lane)
+            self._close_all()
             self.events.close()
             self.events.join_thread()
 
@@ -286,6 +286,17 @@ class _Lanes(Generic[Task, Result]):
         pool, self.pools[lane] = self.pools[lane], None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+    def _close_all(self) -> None:
+        """Shut every lane's pool down at once: their workers close their Chromiums side by side
+        and the run waits for the slowest, not for each in turn (three lanes took 0.13-0.16 s
+        at the end of a batch, one after another)."""
+        closing = [threading.Thread(target=self._close, args=(lane,), daemon=True)
+                   for lane, pool in enumerate(self.pools) if pool is not None]
+        for thread in closing:
+            thread.start()
+        for thread in closing:
+            thread.join()
 
 
 WORKER_START_S = 120.0
