@@ -1,7 +1,7 @@
 """A frame whose document the policy refuses keeps its empty document: it is aborted, not
-blocked, so Chromium neither renders its error page in the frame nor starts a renderer process
-for that error page (the most CPU a saved page with a refused frame cost). Real Chromium, pages
-on 127.0.0.1 only; the local page's web frame is refused inside Chromium (no packet leaves)."""
+blocked, so Chromium renders no error page in the frame (most of the CPU a saved page with a
+refused frame cost). Real Chromium, pages on 127.0.0.1 only; the local page's web frame is
+refused inside Chromium (no packet leaves)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,9 @@ page there), and under ``same_origin`` every web request off the page's origin. 
 still pass the route handler (a file in the page's folder may be a link to one elsewhere), except,
 under ``same_origin``, those to the page's own origin, which the policy allows whatever they are
 (unless frames are refused). What that block misses (a popup's requests) goes to the handler and
-the proxy, which refuse the same.
+the proxy, which refuse the same. A frame's document that the policy refuses is aborted instead
+of blocked (:func:`_abort_refused_frames`; the handler aborts those it sees the same way): the
+frame keeps its empty document, and Chromium renders no error page into it.
 """
 
 from __future__ import annotations
@@ -116,6 +118,9 @@ class Tab:
     itself and the clearing between pages go through it."""
     confined_to: list[str] | None = None
     """A local tab: the folders its block in Chromium is set for (:func:`confine_local`)."""
+    deciding: set[Any] = field(default_factory=set)
+    """Its paused frame documents' decisions under way (:func:`_abort_refused_frames`; the
+    event loop keeps only weak references to its tasks)."""
 
 
 async def open_tab(browser: Any, proxies: Proxies, options: CaptureOptions, user_agent: str,
@@ -189,16 +194,20 @@ async def _block_off_origin(tab: Tab, page_url: str) -> bool:
 async def _abort_refused_frames(tab: Tab) -> None:
     """Have the web documents that the tab's policy refuses in a frame aborted before the block
     in Chromium refuses them. Blocked, a frame's document is replaced by Chromium's error page,
-    rendered in a renderer process started for it; aborted, the frame keeps its empty document
-    and no process starts. Measured on local pages with one refused web frame each: 370-377 ms
-    of CPU a page blocked, 273-299 aborted, 218-236 for the same pages without the frame; 16 of
-    the article benchmark's first 40 pages have such frames. Every web document of the tab's
-    pages pauses for the handler (:func:`_frame_document`); those of the main frame go on to the
-    block and the route handler as before (a refused navigation stays an error)."""
+    which Chromium renders in the frame; aborted, the frame keeps its empty document. (A
+    cross-site frame's navigation still starts a renderer process before it is aborted.)
+    Measured on local pages with one refused web frame each: 370-377 ms of CPU a page blocked,
+    273-299 aborted, 218-236 for the same pages without the frame; 16 of the article
+    benchmark's first 40 pages have such frames. Every web document of the tab's pages pauses
+    for the handler (:func:`_frame_document`); those of the main frame (its id stays the tab's
+    across navigations) go on to the block and the route handler as before, so a refused
+    navigation stays an error."""
     main_frame = (await tab.session.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
 
     def paused(event: dict[str, Any]) -> None:
-        asyncio.ensure_future(_frame_document(tab, event, main_frame))
+        decision = asyncio.ensure_future(_frame_document(tab, event, main_frame))
+        tab.deciding.add(decision)
+        decision.add_done_callback(tab.deciding.discard)
 
     tab.session.on("Fetch.requestPaused", paused)
     await tab.session.send("Fetch.enable", {"patterns": [
@@ -374,7 +383,7 @@ def _policy_route(tab: Tab) -> Any:
             elif allowed:
                 await route.continue_()
             elif request.is_navigation_request() and not is_main_frame:
-                await route.abort("aborted")  # no error page, no renderer started for it
+                await route.abort("aborted")  # the frame keeps its empty document: no error page
             else:
                 await route.abort("blockedbyclient")
         except Error:  # the page or context closed meanwhile
