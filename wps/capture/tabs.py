@@ -220,14 +220,8 @@ async def _frame_document(tab: Tab, event: dict[str, Any], main_frame: str) -> N
     (to the block and the route handler, which judge it again)."""
     from playwright.async_api import Error
 
-    refused = False
-    if event.get("frameId") != main_frame:
-        try:
-            refused = not tab.policy.allow_request(
-                event["request"]["url"], is_document=True, is_main_frame=False,
-                main_url=tab.page.main_frame.url)
-        except Exception:  # a URL the policy cannot read: refused (never into the loop)
-            refused = True
+    refused = event.get("frameId") != main_frame and not _allows(
+        tab, event["request"]["url"], is_document=True, is_main_frame=False)
     try:
         if refused:
             await tab.session.send("Fetch.failRequest", {"requestId": event["requestId"],
@@ -367,12 +361,8 @@ def _policy_route(tab: Tab) -> Any:
             is_main_frame = frame.parent_frame is None
         except Error:  # no frame (a worker's request): judged as a subresource
             is_main_frame = False
-        try:
-            allowed = tab.policy.allow_request(
-                request.url, is_document=request.is_navigation_request(),
-                is_main_frame=is_main_frame, main_url=tab.page.main_frame.url)
-        except Exception:  # a URL the policy cannot read is one it does not allow; never let
-            allowed = False  # the error escape into Playwright's loop (another page gets it)
+        allowed = _allows(tab, request.url, is_document=request.is_navigation_request(),
+                          is_main_frame=is_main_frame)
         if allowed and not tab.is_file and (origin := _origin_of(request.url)):
             tab.origins.add(origin)  # its storage is cleared after the page
         if not allowed and is_main_frame and request.is_navigation_request():
@@ -390,6 +380,18 @@ def _policy_route(tab: Tab) -> Any:
             pass
 
     return decide
+
+
+def _allows(tab: Tab, url: str, *, is_document: bool, is_main_frame: bool) -> bool:
+    """May the tab's page load ``url`` now (its policy, against where its main frame is)? A URL
+    the policy cannot read is one it does not allow: the error never escapes into Playwright's
+    loop, where another page would get it."""
+    try:
+        return tab.policy.allow_request(url, is_document=is_document,
+                                        is_main_frame=is_main_frame,
+                                        main_url=tab.page.main_frame.url)
+    except Exception:  # noqa: BLE001 - see above
+        return False
 
 
 def _origin_of(url: str) -> str | None:
