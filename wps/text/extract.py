@@ -9,6 +9,7 @@ tree), so an extractor only has to return its main-text blocks in reading order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UsageError
@@ -25,7 +26,6 @@ def load_justext_stoplist() -> None:
     falls back to jusText (0.15 s, and jusText's lower-cased set of it, 0.08 s), read from the
     cache (:mod:`wps.cached`) where it was written once."""
     from importlib.metadata import version
-    from pathlib import Path
 
     import justext
     from justext.core import define_stoplist
@@ -46,15 +46,22 @@ def load_justext_stoplist() -> None:
         except OSError:  # a jusText without its stoplists folder: trafilatura's own way
             path = None
         if not external.JT_STOPLIST:  # not built just now to write it
-            try:
-                count, *words = path.read_text(encoding="utf-8").split("\n") if path else ["0"]
-            except (OSError, UnicodeDecodeError):  # replaced meanwhile by another install's
-                count, words = "0", []
-            if words and count == str(len(words)):
+            words = _counted_words(path) if path is not None else None
+            if words:
                 external.JT_STOPLIST = tuple(words)
             else:  # no cache, or a damaged one: trafilatura's own way
                 external.jt_stoplist_init()
     define_stoplist(external.JT_STOPLIST)  # jusText's lower-cased set of it (cached by tuple)
+
+
+def _counted_words(path: Path) -> list[str] | None:
+    """The words of a file whose first line is their count; ``None`` if it cannot be read or
+    the count does not match (cut short, or replaced meanwhile by another install's)."""
+    try:
+        count, *words = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return words if count == str(len(words)) else None
 
 
 @dataclass(slots=True)
