@@ -36,11 +36,56 @@ def _identifier() -> Any:
     except ImportError:
         raise UsageError("language identification needs py3langid: pip install py3langid==0.4.0"
                          ) from None
+    identifier_class = _windowed(LanguageIdentifier)
     try:
         ptc, pc, classes, nextmove, row, output = _cached_model(MODEL_DIR / MODEL_FILE)
     except Exception:  # noqa: BLE001 - no cache here, or another layout: the package's own load
-        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    return LanguageIdentifier(ptc, pc, classes, nextmove, output, norm_probs=True, tk_row=row)
+        return identifier_class.from_model_file(MODEL_FILE, norm_probs=True)
+    return identifier_class(ptc, pc, classes, nextmove, output, norm_probs=True, tk_row=row)
+
+
+DEEPEST_STATE = 6
+"""Bytes from the start to the deepest state of py3langid's scanner (an Aho-Corasick automaton
+over byte n-grams; checked against the packaged model by ``tests/test_lang.py``)."""
+WINDOWED_FROM_BYTES = 400
+"""Texts shorter than this are walked by py3langid's own loop, which is faster there."""
+
+
+def _windowed(base: type) -> type:
+    """``base`` (py3langid's identifier) with its scanner walk done over all bytes at once.
+
+    The scanner's state after a byte is the longest suffix of the text so far that is a prefix of
+    one of its n-grams: at most :data:`DEEPEST_STATE` bytes, so it is the state reached from the
+    start over the last :data:`DEEPEST_STATE` bytes alone. That is :data:`DEEPEST_STATE` array
+    lookups over the whole text instead of a Python loop over its bytes (the step's largest cost:
+    0.37 ms a kept segment; twice as fast from 1,000 bytes up). The features come in the loop's order, first seen first, so the
+    scores are the same to the bit."""
+    import numpy as np
+
+    class WindowedIdentifier(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._moves = np.asarray(self.tk_nextmove)
+            self._rows = np.asarray(self._rowbase, dtype=np.int64)
+            self._outputs = np.asarray(self.tk_output, dtype=np.int64)
+
+        def _raw_score(self, text: bytes) -> Any:
+            if len(text) < WINDOWED_FROM_BYTES:
+                return super()._raw_score(text)
+            codes = np.frombuffer(text, dtype=np.uint8)
+            states = np.zeros(codes.size, dtype=np.int64)
+            for back in range(min(DEEPEST_STATE, codes.size) - 1, -1, -1):
+                states[back:] = self._moves[self._rows[states[back:]] + codes[:codes.size - back]]
+            features = self._outputs[states]
+            features = features[features >= 0]
+            if not features.size:
+                return super()._raw_score(b"")  # no features: py3langid's own fill
+            found, first, counts = np.unique(features, return_index=True, return_counts=True)
+            order = np.argsort(first, kind="stable")
+            visits = dict(zip(found[order].tolist(), counts[order].tolist()))
+            return self._sparse_score(visits, self.nb_ptc)
+
+    return WindowedIdentifier
 
 
 def _cached_model(packaged: Path) -> tuple[Any, ...]:
