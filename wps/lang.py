@@ -58,8 +58,8 @@ def _windowed(base: type) -> type:
     one of its n-grams: at most :data:`DEEPEST_STATE` bytes, so it is the state reached from the
     start over the last :data:`DEEPEST_STATE` bytes alone. That is :data:`DEEPEST_STATE` array
     lookups over the whole text instead of a Python loop over its bytes (the step's largest cost:
-    0.37 ms a kept segment; twice as fast from 1,000 bytes up). The features come in the loop's order, first seen first, so the
-    scores are the same to the bit."""
+    0.37 ms a kept segment; twice as fast from 1,000 bytes up). The features come in the loop's
+    order, first seen first, so the scores are the same to the bit."""
     import numpy as np
 
     class WindowedIdentifier(base):  # type: ignore[misc, valid-type]
