@@ -158,10 +158,11 @@ def text_statistics(layout: PageLayout, positions: np.ndarray, main_chars: np.nd
 def text_counts(main_text: str, text: str) -> dict[str, float]:
     """Token (:func:`~wps.filters.base.count_tokens`) and character counts of a segment's text
     and of its main-text part."""
+    tokens = count_tokens(text)
     return {
-        "tokens": float(count_tokens(text)),
+        "tokens": float(tokens),
         "chars": float(len(text)),
-        "main_tokens": float(count_tokens(main_text)),
+        "main_tokens": float(tokens if main_text == text else count_tokens(main_text)),
         "main_chars": float(len(main_text)),
     }
 
