@@ -61,3 +61,21 @@ def test_a_web_pages_refused_frames_hold_no_error_page(frames_seen, quick, page_
     assert seen[-1][0] == EMPTY and seen[-1][1].endswith("/own.html")
     assert any(node.text == "own frame" for node in capture.nodes)
     assert not any(node.text == "other origin's frame" for node in capture.nodes)
+
+
+def test_text_a_page_writes_into_a_refused_frame_is_walked(frames_seen, quick, tmp_path):
+    # the frame keeps its first document, and what the page's script wrote there is shown
+    browser, seen = frames_seen
+    page = tmp_path / "written.html"
+    page.write_text(
+        '<p>host page</p><iframe id="f" src="http://frame.invalid/web"></iframe>'
+        '<iframe src="http://frame.invalid/empty"></iframe><script>'
+        'document.getElementById("f").contentDocument.body.innerHTML ='
+        ' "<p>words the page wrote into its frame</p>";</script>', encoding="utf-8")
+    capture = browser.capture(page, quick(screenshot=False))
+    assert seen[-1] == [EMPTY, EMPTY]
+    texts = [node.text for node in capture.nodes]
+    assert "words the page wrote into its frame" in texts
+    framed = [node for node in capture.nodes
+              if node.parent is not None and capture.nodes[node.parent].tag == "IFRAME"]
+    assert len(framed) == 1  # the empty refused frame is still left out

@@ -192,9 +192,11 @@
 
   function neverLoaded(el, inner) {
     // Still on its initial empty document although its src names a document to fetch: refused
-    // (aborted, so no error page) or not arrived. Nothing of the page is in it; the browser's
-    // error page a refused frame used to hold could not be entered either.
-    return inner.URL === "about:blank" && /^(https?|file):/i.test(el.src || "");
+    // (aborted, so no error page) or not arrived. Nothing of the page is in it (the browser's
+    // error page a refused frame used to hold could not be entered either), unless a script of
+    // the page wrote text into it meanwhile: then that text is what the frame shows.
+    return inner.URL === "about:blank" && /^(https?|file):/i.test(el.src || "")
+      && !(inner.body && /\S/.test(inner.body.textContent || ""));
   }
 
   function contentFrame(el, frame) {
