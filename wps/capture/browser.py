@@ -46,11 +46,12 @@ from ..errors import (
     PageMemoryError,
 )
 from ..model import PageCapture
+from . import features
 from .faults import RendererCrash, check_cut_document, translate_error
 from .loop import GRACE_S, AsyncBridge, Result
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
-from .processes import find_browser_pid, kill_browser, marker_flag, tree_memory
+from .processes import command_line, find_browser_pid, kill_browser, marker_flag, tree_memory
 from .render import LeftPage, PageHook, render
 from .replay import ReplayArchive
 from .screenshots import (  # discard_screenshot: kept importable from here
@@ -158,16 +159,26 @@ class Browser:
         if self._playwright is None:
             with node_compile_cache():
                 self._playwright = await async_playwright().start()
-        try:
-            self._browser = await self._playwright.chromium.launch(
-                executable_path=executable, headless=True,
-                args=[*LAUNCH_ARGS, marker_flag(self._token)],
-            )
-        except Error as err:
-            first_line = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
-            raise CaptureError(f"{executable}: Chromium failed to start ({first_line})") from None
+        for attempt in range(2):
+            switches, left_out = features.launch_switches()
+            try:
+                self._browser = await self._playwright.chromium.launch(
+                    executable_path=executable, headless=True,
+                    args=[*LAUNCH_ARGS, marker_flag(self._token), *switches],
+                    ignore_default_args=left_out,
+                )
+            except Error as err:
+                first_line = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
+                raise CaptureError(f"{executable}: Chromium failed to start ({first_line})"
+                                   ) from None
+            self._browser_pid = find_browser_pid(self._token)
+            if (attempt or self._browser_pid is None
+                    or not features.learn_from(command_line(self._browser_pid))):
+                break
+            # Playwright's own --disable-features was learned just now (once per Playwright
+            # version, kept in the cache): launch again with wps's features off as well
+            await self._close_browser()
         version = self._browser.version
-        self._browser_pid = find_browser_pid(self._token)
         self._memory.forget_usage()
         self._user_agent = (
             "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "

@@ -37,6 +37,14 @@ def find_browser_pid(token: str) -> int | None:
     return None
 
 
+def command_line(pid: int) -> list[str]:
+    """The arguments of process ``pid`` (none if it is gone or cannot be read)."""
+    try:
+        return psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return []
+
+
 def descendants(pid: int) -> list[int]:
     """Every process below ``pid``: from each process's ``task/*/children``, or, where the
     kernel has no such file, from psutil (a scan of every process)."""
