@@ -12,7 +12,9 @@ and wherever it cannot be, Chromium runs with Playwright's list alone, as before
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import IO, Any
 
 from ..cached import cache_dir, cached_file
@@ -22,8 +24,8 @@ __all__ = ["DISABLED_FEATURES", "launch_switches", "learn_from"]
 DISABLED_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 """Each new window of headless Chromium (one per browser context: a batch opens one per worker
 and per site) loads the omnibox popup's two WebUI pages, which no headless page ever shows, in a
-renderer of their own: 0.6-0.65 CPU s a context, 0.13-0.16 with them off (a context and its
-first page). One ``Browser`` over 40 article pages took 0.41 CPU s a page as files and 0.55 as
+renderer of their own: a context and its first page took 0.68-0.93 CPU s, 0.13-0.18 with them
+off. One ``Browser`` over 40 article pages took 0.41 CPU s a page as files and 0.55 as
 URLs of four sites, and 0.36 and 0.48 with them off."""
 SWITCH = "--disable-features="
 _CACHE_NAME = "playwright-disabled-features.txt"
@@ -38,8 +40,8 @@ def launch_switches() -> tuple[list[str], list[str]]:
     theirs = _playwright_list()
     if theirs is None:
         return [], []
-    merged = [*theirs.split(","), *(name for name in DISABLED_FEATURES
-                                    if name not in theirs.split(","))]
+    names = [name for name in theirs.split(",") if name]
+    merged = [*names, *(name for name in DISABLED_FEATURES if name not in names)]
     return [SWITCH + ",".join(merged)], [SWITCH + theirs]
 
 
@@ -60,9 +62,8 @@ def learn_from(command_line: Sequence[str]) -> bool:
     def write(stream: IO[Any]) -> None:
         stream.write(theirs.encode("utf-8"))
 
-    path = cache_dir() / f"{_stem()}-{key}.txt"
-    if path.is_file():  # Playwright's list changed under the same version: replace it
-        path.unlink(missing_ok=True)
+    with suppress(OSError):  # a list kept before is stale or cut: replace it
+        _cache_path(key).unlink(missing_ok=True)
     cached_file(_CACHE_NAME, key, write)
     return True
 
@@ -70,15 +71,14 @@ def learn_from(command_line: Sequence[str]) -> bool:
 def _playwright_list() -> str | None:
     key = _playwright_version()
     if key not in _learned:
-        path = cache_dir() / f"{_stem()}-{key}.txt"
         try:
-            text = path.read_text(encoding="utf-8").strip()
+            text = _cache_path(key).read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return None
-        if not text or any(not name.isascii() or not name.replace("_", "").isalnum()
-                           for name in text.split(",")):
-            return None  # damaged: learned again at the next launch
-        _learned[key] = text
+        if any(not name.isascii() or not name.replace("_", "").isalnum()
+               for name in text.split(",") if name):
+            return None  # not a list of feature names: learned again at the next launch
+        _learned[key] = text  # a stale or cut one is caught by learn_from after the launch
     return _learned[key]
 
 
@@ -89,5 +89,7 @@ def _playwright_version() -> str:
         return "unknown"
 
 
-def _stem() -> str:
-    return _CACHE_NAME.partition(".")[0]
+def _cache_path(key: str) -> Path:
+    """Where :func:`~wps.cached.cached_file` keeps the list learned for ``key``."""
+    stem, dot, suffix = _CACHE_NAME.partition(".")
+    return cache_dir() / f"{stem}-{key}{dot}{suffix}"
