@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from wps.capture import Browser, features
+from wps.capture import browser as browser_module
 from wps.capture.processes import command_line
 
 PLAYWRIGHTS = ["AvoidUnnecessaryBeforeUnloadCheckSync", "HttpsUpgrades", "PaintHolding"]
@@ -80,8 +81,8 @@ def _omnibox_pages(browser: Browser) -> list[str]:
 @pytest.mark.browser
 def test_chromium_runs_with_playwrights_features_and_ours_off(fresh_cache, monkeypatch):
     with monkeypatch.context() as unlearned:  # what Playwright alone passes
-        unlearned.setattr(features, "launch_switches", lambda: ([], []))
-        unlearned.setattr(features, "learn_from", lambda command: False)
+        unlearned.setattr(browser_module, "launch_switches", lambda: ([], []))
+        unlearned.setattr(browser_module, "learn_from", lambda command: False)
         with Browser() as plain:
             [theirs] = _switches(command_line(plain._browser_pid))
             assert _omnibox_pages(plain)  # what the switch is for: Chromium does load them

@@ -46,8 +46,8 @@ from ..errors import (
     PageMemoryError,
 )
 from ..model import PageCapture
-from . import features
 from .faults import RendererCrash, check_cut_document, translate_error
+from .features import launch_switches, learn_from
 from .loop import GRACE_S, AsyncBridge, Result
 from .options import CaptureOptions, find_chromium
 from .policy import RequestPolicy
@@ -160,7 +160,7 @@ class Browser:
             with node_compile_cache():
                 self._playwright = await async_playwright().start()
         for attempt in range(2):
-            switches, left_out = features.launch_switches()
+            switches, left_out = launch_switches()
             try:
                 self._browser = await self._playwright.chromium.launch(
                     executable_path=executable, headless=True,
@@ -173,7 +173,7 @@ class Browser:
                                    ) from None
             self._browser_pid = find_browser_pid(self._token)
             if (attempt or self._browser_pid is None
-                    or not features.learn_from(command_line(self._browser_pid))):
+                    or not learn_from(command_line(self._browser_pid))):
                 break
             # Playwright's own --disable-features was learned just now (once per Playwright
             # version, kept in the cache): launch again with wps's features off as well
