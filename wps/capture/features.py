@@ -7,6 +7,11 @@ line of the first Chromium it launches, keeps it in the cache (:mod:`wps.cached`
 version; Playwright's list is a constant of its driver), and from then on launches Chromium with
 one merged switch in place of Playwright's (``ignore_default_args``). Until the list is learned,
 and wherever it cannot be, Chromium runs with Playwright's list alone, as before.
+
+A kept list takes effect only if it is exactly the switch Playwright passes: otherwise Playwright's
+switch is not left out, the command line shows two, and the browser is launched again, with the
+list read from it, before it renders a page (:meth:`wps.capture.Browser.start`). So a stale or
+altered cache file can never leave one of Playwright's features on.
 """
 
 from __future__ import annotations
