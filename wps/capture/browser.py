@@ -160,12 +160,11 @@ class Browser:
             with node_compile_cache():
                 self._playwright = await async_playwright().start()
         for attempt in range(2):
-            switches, left_out = launch_switches()
+            switches = launch_switches()
             try:
                 self._browser = await self._playwright.chromium.launch(
                     executable_path=executable, headless=True,
                     args=[*LAUNCH_ARGS, marker_flag(self._token), *switches],
-                    ignore_default_args=left_out,
                 )
             except Error as err:
                 first_line = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
@@ -173,9 +172,9 @@ class Browser:
                                    ) from None
             self._browser_pid = find_browser_pid(self._token)
             if (attempt or self._browser_pid is None
-                    or not learn_from(command_line(self._browser_pid))):
+                    or not learn_from(command_line(self._browser_pid), switches)):
                 break
-            # Playwright's own --disable-features was learned just now (once per Playwright
+            # Playwright's own --disable-features was read just now (once per Playwright
             # version, kept in the cache): launch again with wps's features off as well
             await self._close_browser()
         version = self._browser.version
