@@ -89,15 +89,20 @@ def _omnibox_pages(browser: Browser) -> list[str]:
 
     async def opened() -> list[str]:
         session = await browser._browser.new_browser_cdp_session()
-        seen: list[str] = []
-        session.on("Target.targetCreated", lambda event: seen.append(event["targetInfo"]["url"]))
+        seen: list[tuple[str, str]] = []
+        session.on("Target.targetCreated", lambda event: seen.append(
+            (event["targetInfo"]["type"], event["targetInfo"]["url"])))
         await session.send("Target.setDiscoverTargets", {"discover": True})
+        before = len(seen)  # the targets there already
         context = await browser._browser.new_context()
         await context.new_page()
-        await asyncio.sleep(0.5)
+        for _ in range(200):  # the window's popup pages are announced before its page
+            if any(kind == "page" for kind, _ in seen[before:]):
+                break
+            await asyncio.sleep(0.05)
         await context.close()
         await session.detach()
-        return [url for url in seen if url.startswith("chrome://omnibox")]
+        return [url for _, url in seen[before:] if url.startswith("chrome://omnibox")]
 
     return browser._run(opened())
 
