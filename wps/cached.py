@@ -22,7 +22,7 @@ from typing import IO, Any
 from .errors import WpsError
 from .files import atomic_file
 
-__all__ = ["cache_dir", "cached_file", "source_key"]
+__all__ = ["cache_dir", "cached_file", "cached_path", "source_key"]
 
 
 def cache_dir() -> Path:
@@ -45,13 +45,19 @@ def source_key(path: str | Path, version: str) -> str:
     return f"{version}-{digest.hexdigest()}"
 
 
+def cached_path(name: str, key: str) -> Path:
+    """Where the cache file ``name`` (``stem.suffix``) derived for ``key`` is kept."""
+    stem, dot, suffix = name.partition(".")
+    return cache_dir() / f"{stem}-{key}{dot}{suffix}"
+
+
 def cached_file(name: str, key: str, write: Callable[[IO[Any]], None]) -> Path | None:
     """The cache file ``name`` (``stem.suffix``) derived for ``key``, written by ``write``
     (given the open binary file) if it is not there yet, when it replaces the files of ``name``
     derived for other keys; ``None`` if it cannot be written."""
     stem, dot, suffix = name.partition(".")
-    folder = cache_dir()
-    path = folder / f"{stem}-{key}{dot}{suffix}"
+    path = cached_path(name, key)
+    folder = path.parent
     if path.is_file():
         return path
     try:

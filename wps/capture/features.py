@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import IO, Any
 
-from ..cached import cache_dir, cached_file
+from ..cached import cached_file, cached_path
 
 __all__ = ["DISABLED_FEATURES", "launch_switches", "learn_from"]
 
@@ -69,7 +68,7 @@ def learn_from(command_line: Sequence[str], added: Sequence[str]) -> bool:
         stream.write(_learned[key].encode("utf-8"))
 
     with suppress(OSError):  # a list kept before is stale or altered: replace it
-        _cache_path(key).unlink(missing_ok=True)
+        cached_path(_CACHE_NAME, key).unlink(missing_ok=True)
     cached_file(_CACHE_NAME, key, write)
     return True
 
@@ -87,7 +86,7 @@ def _known_list() -> list[str] | None:
     key = _playwright_version()
     if key not in _learned:
         try:
-            text = _cache_path(key).read_text(encoding="utf-8").strip()
+            text = cached_path(_CACHE_NAME, key).read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return None
         if any(not name.isascii() or not name.replace("_", "").isalnum()
@@ -103,8 +102,3 @@ def _playwright_version() -> str:
     except PackageNotFoundError:  # pragma: no cover - playwright is a dependency
         return "unknown"
 
-
-def _cache_path(key: str) -> Path:
-    """Where :func:`~wps.cached.cached_file` keeps the list learned for ``key``."""
-    stem, dot, suffix = _CACHE_NAME.partition(".")
-    return cache_dir() / f"{stem}-{key}{dot}{suffix}"
